@@ -1,0 +1,170 @@
+"""The :class:`Dataset` container and its on-disk form.
+
+A dataset directory holds three Parquet files written by the importers:
+
+- ``items.parquet`` — :data:`cap_core.schema.ITEMS_SCHEMA`
+- ``judgments.parquet`` — :data:`cap_core.schema.JUDGMENTS_SCHEMA`
+- ``declarations.parquet`` — :data:`cap_core.schema.DECLARATION_SCHEMA`
+
+Several benchmarks may live in one directory (the ``benchmark`` column tells them
+apart). No benchmark text is stored: ids, categories, gold labels, verdicts, scores
+and lengths only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from cap_core.errors import CAPInputError
+from cap_core.schema import (
+    DECLARATION_SCHEMA,
+    validate_declarations,
+    validate_items,
+    validate_judgments,
+)
+
+__all__ = ["Dataset", "load_dataset", "save_dataset", "concat_datasets"]
+
+_FILES = ("items", "judgments", "declarations")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Validated items, judgments and coverage declarations.
+
+    Attributes
+    ----------
+    items, judgments, declarations : polars.DataFrame
+        Frames in the documented schemas (see :mod:`cap_core.schema`).
+    notices : tuple of str
+        Things the user should know about how the data was read (encoding
+        fallbacks, dropped rows, ...). Never errors.
+    """
+
+    items: pl.DataFrame
+    judgments: pl.DataFrame
+    declarations: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=DECLARATION_SCHEMA))
+    notices: tuple[str, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        items: pl.DataFrame,
+        judgments: pl.DataFrame,
+        declarations: pl.DataFrame | None = None,
+        *,
+        notices: tuple[str, ...] = (),
+        file: str | None = None,
+    ) -> "Dataset":
+        """Validate the three tables and return a :class:`Dataset`.
+
+        Raises
+        ------
+        CAPInputError
+            From :func:`cap_core.schema.validate_items` / ``validate_judgments`` /
+            ``validate_declarations``.
+        """
+        items = validate_items(items, file=file)
+        judgments = validate_judgments(judgments, items, file=file)
+        if declarations is None:
+            declarations = pl.DataFrame(schema=DECLARATION_SCHEMA)
+        declarations = validate_declarations(declarations, file=file)
+        return cls(items=items, judgments=judgments, declarations=declarations, notices=tuple(notices))
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """Benchmarks present in ``items``, sorted."""
+        return sorted(self.items.get_column("benchmark").unique().to_list())
+
+    @property
+    def judges(self) -> list[str]:
+        """Judges present in ``judgments``, sorted."""
+        return sorted(self.judgments.get_column("judge").unique().to_list())
+
+    def fingerprint(self) -> str:
+        """A content hash of the three tables (hex, 16 chars); equal data, equal hash."""
+        h = hashlib.blake2b(digest_size=8)
+        for name in _FILES:
+            frame: pl.DataFrame = getattr(self, name)
+            h.update(name.encode())
+            h.update(str(frame.schema).encode())
+            h.update(frame.hash_rows(seed=0).to_numpy().tobytes())
+        return h.hexdigest()
+
+    def select(self, *, benchmarks: list[str] | None = None, judges: list[str] | None = None) -> "Dataset":
+        """Restrict to some benchmarks and/or judges (``None`` keeps all)."""
+        items, judgments, decl = self.items, self.judgments, self.declarations
+        if benchmarks is not None:
+            items = items.filter(pl.col("benchmark").is_in(benchmarks))
+            judgments = judgments.filter(pl.col("benchmark").is_in(benchmarks))
+            decl = decl.filter(pl.col("benchmark").is_in(benchmarks))
+        if judges is not None:
+            judgments = judgments.filter(pl.col("judge").is_in(judges))
+        return Dataset(items=items, judgments=judgments, declarations=decl, notices=self.notices)
+
+
+def concat_datasets(datasets: list[Dataset]) -> Dataset:
+    """Stack datasets of different benchmarks into one (re-validated)."""
+    if not datasets:
+        raise CAPInputError("no datasets to combine", expected="at least one dataset", fix="import a benchmark first")
+    return Dataset.build(
+        pl.concat([d.items for d in datasets], how="vertical"),
+        pl.concat([d.judgments for d in datasets], how="vertical"),
+        pl.concat([d.declarations for d in datasets], how="vertical"),
+        notices=tuple(n for d in datasets for n in d.notices),
+    )
+
+
+def save_dataset(ds: Dataset, path: str | Path) -> Path:
+    """Write ``ds`` as three zstd-compressed Parquet files under ``path`` (created)."""
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in _FILES:
+        getattr(ds, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=False)
+    return out
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    """Read a dataset directory written by :func:`save_dataset` and validate it.
+
+    Raises
+    ------
+    CAPInputError
+        The directory or ``items.parquet`` / ``judgments.parquet`` is missing or
+        unreadable, or a table fails validation (the message names the file).
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise CAPInputError(
+            "dataset directory not found",
+            file=str(root),
+            expected="a directory holding items.parquet and judgments.parquet",
+            fix="run `python -m cap_core import ...` first or point --data at the right folder",
+        )
+    frames = {}
+    for name in _FILES:
+        f = root / f"{name}.parquet"
+        if not f.exists():
+            if name == "declarations":
+                frames[name] = pl.DataFrame(schema=DECLARATION_SCHEMA)
+                continue
+            raise CAPInputError(
+                f"{name}.parquet missing from the dataset directory",
+                file=str(f),
+                expected=f"{name}.parquet",
+                fix="re-run the importer that wrote this directory",
+            )
+        try:
+            frames[name] = pl.read_parquet(f)
+        except Exception as exc:  # pyarrow / polars raise many types
+            raise CAPInputError(
+                "file is not readable Parquet", file=str(f), got=type(exc).__name__, fix="re-run the importer"
+            ) from None
+    try:
+        return Dataset.build(frames["items"], frames["judgments"], frames["declarations"])
+    except CAPInputError as err:
+        raise err.with_file(str(root)) from None

@@ -1,0 +1,105 @@
+"""Typed errors raised by :mod:`cap_core`.
+
+Every error a user can cause with bad input is a :class:`CAPInputError`. It carries
+where the problem is (file, row, column), what was expected, what was found and how
+to fix it, so that the dashboard and the CLI can show one readable message instead of
+a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CAPInputError"]
+
+
+@dataclass(frozen=True)
+class _Where:
+    file: str | None = None
+    row: int | None = None
+    column: str | None = None
+
+
+class CAPInputError(ValueError):
+    """Bad input: a table, file, argument or join that cannot be used as given.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong, lowercase, e.g. ``"verdict outside the allowed set"``.
+    file : str, optional
+        The file the bad value came from (a path or an upload's name).
+    row : int, optional
+        1-based data row (the header is row 0) of the first offending record.
+    column : str, optional
+        Column (or JSON field) holding the bad value.
+    expected : str, optional
+        The allowed set or shape, e.g. ``"one of A, B, tie, unparsed"``.
+    got : object, optional
+        The value found.
+    fix : str, optional
+        One sentence telling the user how to repair the input.
+
+    Notes
+    -----
+    ``str(err)`` renders all parts on one line in a fixed order:
+    ``<problem> [file F, row R, column C]: expected E, got G. Fix: ...``.
+    The parts are also kept as attributes for the UI.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: str | None = None,
+        row: int | None = None,
+        column: str | None = None,
+        expected: str | None = None,
+        got: object = None,
+        fix: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.file = file
+        self.row = row
+        self.column = column
+        self.expected = expected
+        self.got = got
+        self.fix = fix
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.file is not None:
+            where.append(f"file {self.file}")
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column {self.column!r}")
+        text = self.problem
+        if where:
+            text += " [" + ", ".join(where) + "]"
+        tail = []
+        if self.expected is not None:
+            tail.append(f"expected {self.expected}")
+        if self.got is not None:
+            got = repr(self.got)
+            if len(got) > 120:
+                got = got[:117] + "..."
+            tail.append(f"got {got}")
+        if tail:
+            text += ": " + ", ".join(tail)
+        if self.fix:
+            text += ". Fix: " + self.fix
+        return text
+
+    def with_file(self, file: str) -> "CAPInputError":
+        """Return a copy of this error that names ``file`` (kept if already set)."""
+        return CAPInputError(
+            self.problem,
+            file=self.file or file,
+            row=self.row,
+            column=self.column,
+            expected=self.expected,
+            got=self.got,
+            fix=self.fix,
+        )

@@ -1,0 +1,495 @@
+"""Column names, dtypes and validation for the three CAP tables.
+
+One data model flows through the whole project:
+
+``items`` — one row per pairwise item (a variant of a base item counts as its own item)
+    ================  ========  ==========================================================
+    column            dtype     meaning
+    ================  ========  ==========================================================
+    benchmark         String    benchmark id, e.g. ``llmbar``, ``judgebench``
+    item_id           String    unique within the benchmark
+    base_item_id      String    groups the variants of one item; bootstrap unit
+                                (defaults to ``item_id`` when absent)
+    subset            String    native category (``knowledge``, ``Natural``, ...);
+                                defaults to ``"all"``
+    failure_type      String    ``factual_fabrication`` / ``logical_reversal`` /
+                                ``overclaim`` / ``omission`` or null
+    variant           String    ``plain`` / ``polished`` / ``length_padded`` /
+                                ``original`` / ``adversarial`` ...; defaults ``original``
+    gold              String    ``A`` or ``B``: the better response in the original order
+    flags             String    optional; ``;``-separated tags such as ``low_quality``
+    len_a, len_b      Int64     optional; response lengths in characters
+    ================  ========  ==========================================================
+
+``judgments`` — one row per (judge, benchmark, item_id, order)
+    ===================  =======  ========================================================
+    judge                String   judge id, e.g. ``GPT-4/CoT``
+    benchmark            String
+    item_id              String   must exist in ``items`` for the benchmark
+    order                String   ``AB`` (original presentation) or ``BA`` (swapped)
+    verdict              String   ``A`` / ``B`` / ``tie`` / ``unparsed``, always
+                                  expressed in the ORIGINAL response letters
+    confidence           Float64  optional
+    score_a, score_b     Float64  optional; graded scores of the original A and B
+    rationale_supported  Int8     optional; 1 if an evaluator found the rationale
+                                  supports the verdict, 0 if not, null if not judged
+    cost_usd             Float64  optional; dollars
+    latency_s            Float64  optional; seconds
+    tokens               Int64    optional
+    ===================  =======  ========================================================
+
+``profile`` — output of :func:`cap_core.conditions.compute_profile`; see
+:data:`PROFILE_SCHEMA`. ``value``, ``ci_low`` and ``ci_high`` are in **percent**.
+
+``declarations`` — what an importer states about each (benchmark, condition) cell of
+the coverage matrix; see :data:`DECLARATION_SCHEMA`.
+
+Condition ids and names follow CAP (arXiv:2610.09229) Table 1; coverage statuses follow
+its Table 2.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Mapping
+
+import polars as pl
+
+from cap_core.errors import CAPInputError
+
+__all__ = [
+    "CONDITIONS",
+    "CONDITION_IDS",
+    "CONTENT_FAILURE_TYPES",
+    "STATUSES",
+    "VERDICTS",
+    "ORDERS",
+    "GOLDS",
+    "METRICS",
+    "ITEMS_SCHEMA",
+    "ITEMS_REQUIRED",
+    "JUDGMENTS_SCHEMA",
+    "JUDGMENTS_REQUIRED",
+    "PROFILE_SCHEMA",
+    "DECLARATION_SCHEMA",
+    "validate_items",
+    "validate_judgments",
+    "validate_declarations",
+    "validate_profile",
+    "empty_profile",
+]
+
+#: CAP Table 1: id -> (name, category).
+CONDITIONS: dict[str, tuple[str, str]] = {
+    "C1": ("Factual Sensitivity", "content"),
+    "C2": ("Logical Sensitivity", "content"),
+    "C3": ("Scope-Overclaim", "content"),
+    "C4": ("Scope-Omission", "content"),
+    "C5": ("Style Robustness", "robustness"),
+    "C6": ("Length Robustness", "robustness"),
+    "C7": ("Position Robustness", "robustness"),
+    "C8": ("Rationale Quality", "explanation"),
+}
+CONDITION_IDS: tuple[str, ...] = tuple(CONDITIONS)
+
+#: Planted failure type carried by the items of each content condition (CAP Table 1).
+CONTENT_FAILURE_TYPES: dict[str, str] = {
+    "C1": "factual_fabrication",
+    "C2": "logical_reversal",
+    "C3": "overclaim",
+    "C4": "omission",
+}
+
+#: Coverage statuses (CAP Table 2), best first.
+STATUSES: tuple[str, ...] = ("direct", "approximate", "augmented", "unavailable")
+VERDICTS: tuple[str, ...] = ("A", "B", "tie", "unparsed")
+ORDERS: tuple[str, ...] = ("AB", "BA")
+GOLDS: tuple[str, ...] = ("A", "B")
+
+#: Metric names used in profiles.
+#: ``pa`` position-averaged accuracy; ``strict`` strict both-correct;
+#: ``consistency`` pure consistency; ``stable_but_wrong`` = consistency - strict;
+#: ``supported`` C8 share supported among AB-correct items;
+#: ``supported_correct`` C8 unconditional supported-and-correct rate;
+#: ``natural_pa`` / ``surface_gap`` the LLMBar C5 reference subset and difference.
+METRICS: tuple[str, ...] = (
+    "pa",
+    "strict",
+    "consistency",
+    "stable_but_wrong",
+    "supported",
+    "supported_correct",
+    "natural_pa",
+    "surface_gap",
+)
+
+ITEMS_SCHEMA: dict[str, pl.DataType] = {
+    "benchmark": pl.String,
+    "item_id": pl.String,
+    "base_item_id": pl.String,
+    "subset": pl.String,
+    "failure_type": pl.String,
+    "variant": pl.String,
+    "gold": pl.String,
+    "flags": pl.String,
+    "len_a": pl.Int64,
+    "len_b": pl.Int64,
+}
+ITEMS_REQUIRED: tuple[str, ...] = ("benchmark", "item_id", "gold")
+
+JUDGMENTS_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String,
+    "benchmark": pl.String,
+    "item_id": pl.String,
+    "order": pl.String,
+    "verdict": pl.String,
+    "confidence": pl.Float64,
+    "score_a": pl.Float64,
+    "score_b": pl.Float64,
+    "rationale_supported": pl.Int8,
+    "cost_usd": pl.Float64,
+    "latency_s": pl.Float64,
+    "tokens": pl.Int64,
+}
+JUDGMENTS_REQUIRED: tuple[str, ...] = ("judge", "benchmark", "item_id", "order", "verdict")
+
+PROFILE_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String,
+    "benchmark": pl.String,
+    "subset": pl.String,
+    "condition": pl.String,  # C1..C8 or "overall"
+    "metric": pl.String,  # one of METRICS
+    "value": pl.Float64,  # percent, null when not measurable
+    "ci_low": pl.Float64,  # percent
+    "ci_high": pl.Float64,  # percent
+    "n_items": pl.Int64,  # units in the denominator
+    "n_excluded": pl.Int64,  # units forced not-correct by tie / unparsed / missing
+    "status": pl.String,  # one of STATUSES ("" for overall)
+    "operator": pl.String,  # how the cell was measured, in words
+    "primary": pl.Boolean,  # the headline metric of this condition
+    "source": pl.String,  # "computed" or "published: CAP Table N"
+}
+
+DECLARATION_SCHEMA: dict[str, pl.DataType] = {
+    "benchmark": pl.String,
+    "condition": pl.String,
+    "status": pl.String,
+    "operator": pl.String,
+    # which item column selects the condition's items: failure_type | subset | variant
+    # | order | rationale
+    "selector": pl.String,
+    # the values of ``selector`` that define the condition's items (e.g. ["knowledge"])
+    "values": pl.List(pl.String),
+    # reference values (plain variant for C5/C6, Natural subset for LLMBar C5)
+    "reference": pl.List(pl.String),
+}
+
+_OPTIONAL_DEFAULTS_ITEMS = {"subset": "all", "variant": "original"}
+
+
+def _suggest(name: str, allowed: Iterable[str]) -> str | None:
+    match = difflib.get_close_matches(name.lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
+    if not match:
+        return None
+    for a in allowed:
+        if a.lower() == match[0]:
+            return a
+    return None
+
+
+def _check_nonempty(df: pl.DataFrame, table: str, file: str | None) -> None:
+    if df.height == 0:
+        raise CAPInputError(
+            f"the {table} table is empty",
+            file=file,
+            expected="at least one row",
+            got="0 rows",
+            fix=f"check that the file holds {table} records and that filters did not remove them all",
+        )
+
+
+def _check_columns(
+    df: pl.DataFrame,
+    required: Iterable[str],
+    schema: Mapping[str, pl.DataType],
+    table: str,
+    file: str | None,
+) -> None:
+    present = set(df.columns)
+    for col in required:
+        if col in present:
+            continue
+        unknown = [c for c in df.columns if c not in schema]
+        guess = None
+        for c in unknown:
+            if _suggest(c, [col]):
+                guess = c
+                break
+        fix = (
+            f"rename column {guess!r} to {col!r}"
+            if guess
+            else f"add a {col!r} column (required columns: {', '.join(required)})"
+        )
+        raise CAPInputError(
+            f"missing column {col!r} in the {table} table",
+            file=file,
+            column=col,
+            expected=f"columns {', '.join(required)}",
+            got=sorted(df.columns),
+            fix=fix,
+        )
+
+
+def _cast(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str, file: str | None) -> pl.DataFrame:
+    exprs = []
+    for col, dtype in schema.items():
+        if col not in df.columns:
+            continue
+        if df.schema[col] == dtype:
+            continue
+        try:
+            casted = df.get_column(col).cast(dtype, strict=True)
+        except Exception:
+            # find the first row that fails to cast
+            bad = df.with_row_index("_row").filter(
+                pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null()
+            )
+            row = int(bad["_row"][0]) + 1 if bad.height else None
+            got = bad[col][0] if bad.height else None
+            raise CAPInputError(
+                f"value of the wrong type in the {table} table",
+                file=file,
+                row=row,
+                column=col,
+                expected=f"{dtype}",
+                got=got,
+                fix=f"make every value in {col!r} a {dtype} (or leave it empty)",
+            ) from None
+        exprs.append(casted.alias(col))
+    return df.with_columns(exprs) if exprs else df
+
+
+def _check_allowed(
+    df: pl.DataFrame, col: str, allowed: Iterable[str], table: str, file: str | None, fix: str, *, nullable: bool = False
+) -> None:
+    allowed = tuple(allowed)
+    cond = ~pl.col(col).is_in(list(allowed))
+    cond = (cond & pl.col(col).is_not_null()) if nullable else (cond | pl.col(col).is_null())
+    bad = df.with_row_index("_row").filter(cond)
+    if bad.height:
+        raise CAPInputError(
+            f"{col} outside the allowed set in the {table} table ({bad.height} rows)",
+            file=file,
+            row=int(bad["_row"][0]) + 1,
+            column=col,
+            expected="one of " + ", ".join(allowed),
+            got=bad[col][0],
+            fix=fix,
+        )
+
+
+def _check_unique(df: pl.DataFrame, keys: list[str], table: str, file: str | None) -> None:
+    dup = df.with_row_index("_row").filter(pl.struct(keys).is_duplicated())
+    if dup.height:
+        first = dup.row(0, named=True)
+        raise CAPInputError(
+            f"duplicate key ({', '.join(keys)}) in the {table} table ({dup.height} rows share a key)",
+            file=file,
+            row=int(first["_row"]) + 1,
+            column=keys[-1],
+            expected="each key once",
+            got={k: first[k] for k in keys},
+            fix="remove the repeated rows or give them distinct keys",
+        )
+
+
+def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
+    """Check and normalise an ``items`` table.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        Raw items; columns beyond :data:`ITEMS_SCHEMA` are dropped.
+    file : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns in :data:`ITEMS_SCHEMA` order with those dtypes; ``base_item_id``
+        defaults to ``item_id``, ``subset`` to ``"all"``, ``variant`` to ``"original"``;
+        absent optional columns are added as nulls.
+
+    Raises
+    ------
+    CAPInputError
+        Empty table, missing column (with a rename suggestion for near misses),
+        uncastable value, ``gold`` not A/B, unknown ``failure_type``, duplicate
+        (benchmark, item_id).
+    """
+    _check_nonempty(df, "items", file)
+    _check_columns(df, ITEMS_REQUIRED, ITEMS_SCHEMA, "items", file)
+    df = _cast(df, ITEMS_SCHEMA, "items", file)
+    if "gold" in df.columns and df.schema["gold"] == pl.String:
+        df = df.with_columns(pl.col("gold").str.strip_chars())
+    _check_allowed(df, "gold", GOLDS, "items", file, "gold must say which response is better: A or B")
+    if "failure_type" in df.columns:
+        _check_allowed(
+            df,
+            "failure_type",
+            CONTENT_FAILURE_TYPES.values(),
+            "items",
+            file,
+            "use one of the four planted failure types or leave the cell empty",
+            nullable=True,
+        )
+    fill = []
+    if "base_item_id" not in df.columns:
+        fill.append(pl.col("item_id").alias("base_item_id"))
+    else:
+        fill.append(pl.coalesce("base_item_id", "item_id").alias("base_item_id"))
+    for col, default in _OPTIONAL_DEFAULTS_ITEMS.items():
+        if col in df.columns:
+            fill.append(pl.col(col).fill_null(default))
+        else:
+            fill.append(pl.lit(default).alias(col))
+    df = df.with_columns(fill)
+    for col, dtype in ITEMS_SCHEMA.items():
+        if col not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
+    df = df.select(list(ITEMS_SCHEMA))
+    _check_unique(df, ["benchmark", "item_id"], "items", file)
+    return df
+
+
+def validate_judgments(
+    df: pl.DataFrame, items: pl.DataFrame | None = None, *, file: str | None = None
+) -> pl.DataFrame:
+    """Check and normalise a ``judgments`` table.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        Raw judgments; extra columns are dropped.
+    items : polars.DataFrame, optional
+        Validated items. When given, every judgment must point at an existing
+        (benchmark, item_id).
+    file : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns in :data:`JUDGMENTS_SCHEMA` order and dtypes; absent optional
+        columns are added as nulls.
+
+    Raises
+    ------
+    CAPInputError
+        Empty table, missing column, uncastable value, ``order`` not AB/BA,
+        ``verdict`` not in A/B/tie/unparsed, ``rationale_supported`` not 0/1,
+        duplicate (judge, benchmark, item_id, order), a judgment with no item.
+    """
+    _check_nonempty(df, "judgments", file)
+    _check_columns(df, JUDGMENTS_REQUIRED, JUDGMENTS_SCHEMA, "judgments", file)
+    df = _cast(df, JUDGMENTS_SCHEMA, "judgments", file)
+    _check_allowed(df, "order", ORDERS, "judgments", file, "AB is the original presentation, BA the swapped one")
+    _check_allowed(
+        df,
+        "verdict",
+        VERDICTS,
+        "judgments",
+        file,
+        "map verdicts back to the original responses and write unreadable ones as 'unparsed'",
+    )
+    if "rationale_supported" in df.columns:
+        bad = df.with_row_index("_row").filter(
+            pl.col("rationale_supported").is_not_null() & ~pl.col("rationale_supported").is_in([0, 1])
+        )
+        if bad.height:
+            raise CAPInputError(
+                "rationale_supported outside the allowed set in the judgments table",
+                file=file,
+                row=int(bad["_row"][0]) + 1,
+                column="rationale_supported",
+                expected="0, 1 or empty",
+                got=bad["rationale_supported"][0],
+                fix="write 1 when the evaluator found the rationale supports the verdict, 0 otherwise",
+            )
+    for col, dtype in JUDGMENTS_SCHEMA.items():
+        if col not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
+    df = df.select(list(JUDGMENTS_SCHEMA))
+    _check_unique(df, ["judge", "benchmark", "item_id", "order"], "judgments", file)
+    if items is not None:
+        orphan = (
+            df.with_row_index("_row")
+            .join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"], how="anti")
+        )
+        if orphan.height:
+            first = orphan.row(0, named=True)
+            raise CAPInputError(
+                f"judgment for an item that is not in the items table ({orphan.height} rows)",
+                file=file,
+                row=int(first["_row"]) + 1,
+                column="item_id",
+                expected="an item_id listed in items for benchmark " + repr(first["benchmark"]),
+                got=first["item_id"],
+                fix="import the items together with the judgments, or correct the item_id",
+            )
+    return df
+
+
+def validate_declarations(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
+    """Check a coverage ``declarations`` table (see :data:`DECLARATION_SCHEMA`).
+
+    Raises
+    ------
+    CAPInputError
+        Unknown condition id or status, or a duplicate (benchmark, condition).
+    """
+    for col, dtype in DECLARATION_SCHEMA.items():
+        if col not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
+    df = df.select(list(DECLARATION_SCHEMA)).cast(DECLARATION_SCHEMA)
+    _check_allowed(df, "condition", CONDITION_IDS, "declarations", file, "use condition ids C1..C8")
+    _check_allowed(df, "status", STATUSES, "declarations", file, "use a CAP Table 2 coverage status")
+    _check_unique(df, ["benchmark", "condition"], "declarations", file)
+    return df
+
+
+def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
+    """Check a profile table and return it in :data:`PROFILE_SCHEMA` order and dtypes.
+
+    Raises
+    ------
+    CAPInputError
+        Missing required column, unknown condition or metric, or a value outside
+        0-100 percent.
+    """
+    _check_nonempty(df, "profile", file)
+    _check_columns(df, ("judge", "benchmark", "condition", "metric", "value"), PROFILE_SCHEMA, "profile", file)
+    defaults = {"subset": "all", "status": "", "operator": "", "source": "computed", "primary": True}
+    for col, dtype in PROFILE_SCHEMA.items():
+        if col not in df.columns:
+            df = df.with_columns(pl.lit(defaults.get(col), dtype=dtype).alias(col))
+    df = _cast(df.select(list(PROFILE_SCHEMA)), PROFILE_SCHEMA, "profile", file)
+    _check_allowed(df, "condition", CONDITION_IDS + ("overall",), "profile", file, "use C1..C8 or overall")
+    _check_allowed(df, "metric", METRICS, "profile", file, "use a documented CAP metric name")
+    bad = df.with_row_index("_row").filter((pl.col("value") < 0) | (pl.col("value") > 100))
+    if bad.height:
+        raise CAPInputError(
+            "profile value outside 0-100 percent",
+            file=file,
+            row=int(bad["_row"][0]) + 1,
+            column="value",
+            expected="a percentage between 0 and 100",
+            got=bad["value"][0],
+            fix="write values in percent, not as proportions",
+        )
+    return df
+
+
+def empty_profile() -> pl.DataFrame:
+    """An empty frame with :data:`PROFILE_SCHEMA`."""
+    return pl.DataFrame(schema=PROFILE_SCHEMA)
