@@ -1,0 +1,151 @@
+"""Command-line interface: ``python -m cap_core VERB ...``.
+
+Verbs
+-----
+``import llmbar|judgebench|table PATH --out DIR``
+    Read public judge outputs (or a table in the documented schema) and write a
+    dataset directory (items / judgments / declarations Parquet).
+``build-default --shared DIR --out DIR``
+    Rebuild the embedded default data (``data/``) from the public data folder.
+``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] --out FILE.csv``
+    Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV.
+``coverage --data DIR --out FILE.csv``
+    Write the benchmark × condition coverage matrix.
+
+Exit codes: 0 success, 2 bad input (a one-line message on stderr naming the file,
+row, column, what was expected and how to fix it), 1 unexpected failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for all verbs."""
+    p = argparse.ArgumentParser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
+    sub = p.add_subparsers(dest="verb", required=True)
+
+    imp = sub.add_parser("import", help="import judge outputs into a dataset directory")
+    imp.add_argument("kind", choices=["llmbar", "judgebench", "table"])
+    imp.add_argument("path", type=Path, help="LLMBar Dataset folder, JudgeBench folder, or items table")
+    imp.add_argument("--judgments", type=Path, help="(table) the judgments file")
+    imp.add_argument("--declarations", type=Path, help="(table) optional coverage declarations file")
+    imp.add_argument("--fork", type=Path, help="(judgebench) folder of the rubric-judge fork outputs")
+    imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
+
+    bd = sub.add_parser("build-default", help="rebuild the embedded default data")
+    bd.add_argument("--shared", type=Path, default=Path("../shared"), help="folder holding data/ and published/")
+    bd.add_argument("--out", type=Path, default=Path("data"))
+
+    pr = sub.add_parser("profile", help="compute CAP profiles with bootstrap CIs")
+    pr.add_argument("--data", type=Path, required=True)
+    pr.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable)")
+    pr.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
+    pr.add_argument("--bootstrap", type=int, default=1000, help="number of resamples (default 1000)")
+    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--level", type=float, default=0.95)
+    pr.add_argument("--by-subset", action="store_true", help="also profile each native subset")
+    pr.add_argument("--out", type=Path, required=True)
+
+    cv = sub.add_parser("coverage", help="write the coverage matrix")
+    cv.add_argument("--data", type=Path, required=True)
+    cv.add_argument("--out", type=Path, required=True)
+    return p
+
+
+def _import(args: argparse.Namespace) -> str:
+    from cap_core import importers
+    from cap_core.dataset import save_dataset
+
+    if args.kind == "llmbar":
+        ds = importers.import_llmbar(args.path)
+    elif args.kind == "judgebench":
+        ds = importers.import_judgebench(args.path, args.fork)
+    else:
+        if args.judgments is None:
+            raise CAPInputError(
+                "`import table` needs a judgments file",
+                expected="--judgments PATH",
+                fix="pass the judgments table with --judgments (the positional PATH is the items table)",
+            )
+        ds = importers.import_table(args.path, args.judgments, args.declarations)
+    out = save_dataset(ds, args.out)
+    for notice in ds.notices:
+        print(f"notice: {notice}", file=sys.stderr)
+    return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
+
+
+def _write_csv(frame, out: Path) -> None:
+    from cap_core.export import to_csv_bytes
+
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(to_csv_bytes(frame))
+    except OSError as exc:
+        raise CAPInputError(
+            "cannot write the output file", file=str(out), got=exc.strerror, fix="choose a writable path"
+        ) from None
+
+
+def _profile(args: argparse.Namespace) -> str:
+    from cap_core.conditions import compute_profile
+    from cap_core.dataset import load_dataset
+
+    ds = load_dataset(args.data)
+    res = compute_profile(
+        ds,
+        n_resamples=args.bootstrap,
+        seed=args.seed,
+        level=args.level,
+        benchmarks=args.benchmark,
+        judges=args.judge,
+        by_subset=args.by_subset,
+    )
+    _write_csv(res.profile, args.out)
+    return f"wrote {res.profile.height} profile rows to {args.out}"
+
+
+def _coverage(args: argparse.Namespace) -> str:
+    from cap_core.coverage import coverage_matrix
+    from cap_core.dataset import load_dataset
+
+    cov = coverage_matrix(load_dataset(args.data))
+    _write_csv(cov, args.out)
+    return f"wrote {cov.height} coverage cells to {args.out}"
+
+
+def _build_default(args: argparse.Namespace) -> str:
+    from cap_core.build_default import build_default
+
+    build_default(args.shared, args.out)
+    return f"rebuilt the default data under {args.out}"
+
+
+_VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-default": _build_default}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 unexpected)."""
+    args = build_parser().parse_args(argv)
+    try:
+        print(_VERBS[args.verb](args))
+    except CAPInputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # last resort: a message, not a traceback
+        if os.environ.get("CAP_DEBUG"):
+            raise
+        print(
+            f"unexpected error ({type(exc).__name__}): {exc}. Set CAP_DEBUG=1 to see the traceback.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
