@@ -1,0 +1,87 @@
+"""CSV and JSON export of the tables the dashboard shows.
+
+Spreadsheet programs run a cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return as a formula. Every such *text* cell is written with a leading single
+quote (``'=SUM(A1)``) so opening an export never executes anything. Numeric columns are
+left alone: ``-0.4`` stays the number -0.4.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["FORMULA_PREFIXES", "neutralise_formulas", "to_csv_bytes", "to_json_bytes"]
+
+#: Leading characters that make a spreadsheet treat a text cell as a formula.
+FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _frame_iv(df: object) -> pl.DataFrame:
+    if not isinstance(df, pl.DataFrame):
+        raise CAPInputError(
+            "`df` must be a polars DataFrame",
+            expected="polars.DataFrame",
+            got=type(df).__name__,
+            fix="export the table shown in the dashboard",
+        )
+    return df
+
+
+def _quote(col: str) -> pl.Expr:
+    starts = pl.any_horizontal([pl.col(col).str.starts_with(p) for p in FORMULA_PREFIXES])
+    return pl.when(starts).then(pl.lit("'") + pl.col(col)).otherwise(pl.col(col)).alias(col)
+
+
+def neutralise_formulas(df: pl.DataFrame) -> pl.DataFrame:
+    """Prefix formula-like text cells with ``'``; list-of-text columns become ``"; "``-joined text.
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        Any frame; only String (and List(String)) columns change.
+
+    Returns
+    -------
+    polars.DataFrame
+        Same shape and column order; numbers, booleans and nulls untouched.
+
+    Raises
+    ------
+    CAPInputError
+        ``df`` is not a polars DataFrame.
+    """
+    df = _frame_iv(df)
+    exprs = []
+    for name, dtype in df.schema.items():
+        if isinstance(dtype, pl.List):
+            df = df.with_columns(pl.col(name).cast(pl.List(pl.String)).list.join("; "))
+            dtype = pl.String
+        if dtype == pl.String:
+            exprs.append(_quote(name))
+    return df.with_columns(exprs) if exprs else df
+
+
+def to_csv_bytes(df: pl.DataFrame) -> bytes:
+    """The frame as UTF-8 CSV (header row, ``,`` separated) with formulas neutralised.
+
+    Raises
+    ------
+    CAPInputError
+        ``df`` is not a polars DataFrame.
+    """
+    return neutralise_formulas(df).write_csv().encode("utf-8")
+
+
+def to_json_bytes(df: pl.DataFrame) -> bytes:
+    """The frame as a UTF-8 JSON array of row objects with formulas neutralised.
+
+    Nulls become ``null``; numbers stay JSON numbers.
+
+    Raises
+    ------
+    CAPInputError
+        ``df`` is not a polars DataFrame.
+    """
+    return neutralise_formulas(df).write_json().encode("utf-8")
