@@ -1,0 +1,245 @@
+"""Import JudgeBench pairs and judge outputs (Tan et al., 2024) into the CAP data model.
+
+Layout read (the public JudgeBench repository)::
+
+    data/dataset=judgebench,response_model=<M>.jsonl         pairs
+    outputs/dataset=judgebench,response_model=<M>,judge_name=<J>,judge_model=<X>.jsonl
+
+Every output row carries ``judgments``: two entries, the first made with the original
+order, the second with the two responses swapped. The second ``decision`` is written in
+the swapped presentation's letters and is mapped back here (swapped ``A`` = original B).
+The optional rubric fork adds ``judge_name=rubric`` files whose judgments carry
+``score_A``/``score_B`` in [0, 1], with -1 marking a parse failure.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.importers._common import (
+    ORDER_OPERATOR,
+    check_dir,
+    declaration,
+    declarations_frame,
+    load_jsonl,
+    verdict_notices,
+)
+
+__all__ = ["import_judgebench", "subset_of_source", "benchmark_of_response_model"]
+
+_DECISION = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
+_FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
+_GOLD = {"A>B": "A", "B>A": "B"}
+_DATE = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
+
+C1_OPERATOR = (
+    "Proxy: the Knowledge subset (MMLU-Pro sources), used as it is; "
+    "position-averaged accuracy over A/B and B/A"
+)
+C2_OPERATOR = (
+    "Proxy: the Reasoning subset (LiveBench reasoning sources), used as it is; "
+    "position-averaged accuracy over A/B and B/A"
+)
+
+
+def subset_of_source(source: str) -> str:
+    """Map a JudgeBench ``source`` to its category.
+
+    ``mmlu-pro-*`` -> ``knowledge``, ``livebench-reasoning`` -> ``reasoning``,
+    ``livebench-math`` -> ``math``, ``livecodebench`` -> ``coding``; anything else is
+    kept as written.
+    """
+    s = str(source)
+    if s.startswith("mmlu-pro"):
+        return "knowledge"
+    return {"livebench-reasoning": "reasoning", "livebench-math": "math", "livecodebench": "coding"}.get(s, s)
+
+
+def benchmark_of_response_model(model: str) -> str:
+    """``gpt-4o-*`` pairs -> ``judgebench``; ``claude-*`` -> ``judgebench_claude``; else a slug."""
+    m = str(model).lower()
+    if m.startswith("gpt-4o"):
+        return "judgebench"
+    if m.startswith("claude"):
+        return "judgebench_claude"
+    return "judgebench_" + re.sub(r"[^a-z0-9]+", "_", m).strip("_")
+
+
+def _name_fields(path: Path) -> dict[str, str]:
+    out = {}
+    for part in path.stem.split(","):
+        key, _, value = part.partition("=")
+        out[key] = value
+    return out
+
+
+def _judge_id(kind: str, file_model: str, judgment) -> str:
+    model = judgment.get("judge_model") if isinstance(judgment, dict) else None
+    name = str(model).split("/")[-1] if model else file_model
+    name = _DATE.sub("", name)
+    label = {"arena_hard": "arena_hard", "reward_model": "RM", "rubric": "rubric"}.get(kind, kind)
+    return f"{name} ({label})"
+
+
+def _read_pairs(root: Path, items: list[dict], notices: list[str]) -> None:
+    files = sorted((root / "data").glob("*.jsonl"))
+    if not files:
+        raise CAPInputError(
+            "no JudgeBench pair files found",
+            file=str(root / "data"),
+            expected="data/dataset=judgebench,response_model=*.jsonl",
+            fix="point at the root of the JudgeBench repository",
+        )
+    for f in files:
+        for i, rec in enumerate(load_jsonl(f), start=1):
+            missing = [k for k in ("pair_id", "source", "label") if rec.get(k) is None]
+            if missing:
+                raise CAPInputError(
+                    "JudgeBench pair without a required field",
+                    file=str(f),
+                    row=i,
+                    column=missing[0],
+                    expected="pair_id, source, label",
+                    fix="use the unmodified JudgeBench data file",
+                )
+            gold = _GOLD.get(str(rec["label"]))
+            if gold is None:
+                notices.append(f"JudgeBench: {f.name} line {i} has label {rec['label']!r}; pair skipped.")
+                continue
+            model = rec.get("response_model") or _name_fields(f).get("response_model", "")
+            items.append(
+                {
+                    "benchmark": benchmark_of_response_model(model),
+                    "item_id": str(rec["pair_id"]),
+                    "base_item_id": str(rec["pair_id"]),
+                    "subset": subset_of_source(rec["source"]),
+                    "variant": "original",
+                    "gold": gold,
+                    "len_a": len(rec.get("response_A") or ""),
+                    "len_b": len(rec.get("response_B") or ""),
+                }
+            )
+
+
+def _scores(kind: str, judgment) -> tuple[float | None, float | None] | None:
+    """Scores of the first and second presented response, or None if the judge gives none."""
+    if not isinstance(judgment, dict):
+        return None
+    if kind == "rubric":
+        sa, sb = judgment.get("score_A"), judgment.get("score_B")
+        if sa is None and sb is None:
+            return None
+        clean = [float(s) if isinstance(s, (int, float)) and s >= 0 else None for s in (sa, sb)]
+        return clean[0], clean[1]
+    sc = judgment.get("scores")
+    if isinstance(sc, list) and len(sc) == 2 and all(isinstance(s, (int, float)) for s in sc):
+        return float(sc[0]), float(sc[1])
+    return None
+
+
+def _one(kind: str, entry, order: str) -> dict:
+    """Verdict (original letters) and scores from one element of ``judgments``."""
+    entry = entry if isinstance(entry, dict) else {}
+    judgment = entry.get("judgment")
+    sc = _scores(kind, judgment)
+    if sc is not None:
+        first, second = sc
+        if first is None or second is None:
+            verdict = "unparsed"
+        else:
+            verdict = "A" if first > second else ("B" if second > first else "tie")
+    else:
+        verdict = _DECISION.get(str(entry.get("decision")), "unparsed")
+        first = second = None
+    if order == "BA":
+        verdict = _FLIP[verdict]
+        first, second = second, first
+    return {"order": order, "verdict": verdict, "score_a": first, "score_b": second}
+
+
+def _read_outputs(folder: Path, gold: dict[tuple[str, str], str], judgments: list[dict], notices: list[str]) -> None:
+    for f in sorted(folder.glob("*.jsonl")):
+        fields = _name_fields(f)
+        kind = fields.get("judge_name", "judge")
+        bench = benchmark_of_response_model(fields.get("response_model", ""))
+        skipped = 0
+        for i, rec in enumerate(load_jsonl(f), start=1):
+            pair = str(rec.get("pair_id"))
+            entries = rec.get("judgments")
+            if (bench, pair) not in gold or not isinstance(entries, list):
+                skipped += 1
+                continue
+            first = entries[0].get("judgment") if entries and isinstance(entries[0], dict) else None
+            judge = _judge_id(kind, fields.get("judge_model", f.stem), first)
+            for order, entry in zip(("AB", "BA"), entries[:2]):
+                judgments.append({"judge": judge, "benchmark": bench, "item_id": pair, **_one(kind, entry, order)})
+            if len(entries) < 2:
+                notices.append(f"JudgeBench: {f.name} line {i} has {len(entries)} judgment(s); missing order left out.")
+        if skipped:
+            notices.append(
+                f"JudgeBench: {skipped} rows of {f.name} skipped (pair not in the pair files, or no judgments list)."
+            )
+
+
+def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None = None) -> Dataset:
+    """Read JudgeBench pairs and judge outputs (plus optional rubric-judge fork outputs).
+
+    Parameters
+    ----------
+    judgebench_root : pathlib.Path or str
+        Folder holding ``data/*.jsonl`` (pairs) and ``outputs/*.jsonl`` (judges).
+    fork_root : pathlib.Path or str, optional
+        Folder holding ``outputs/*judge_name=rubric*.jsonl`` of the rubric fork.
+
+    Returns
+    -------
+    Dataset
+        Benchmarks ``judgebench`` (350 GPT-4o pairs) and ``judgebench_claude`` (270
+        Claude-3.5-Sonnet pairs). ``item_id`` = ``pair_id``; ``subset`` from
+        :func:`subset_of_source`; gold from ``label``; ``len_a``/``len_b`` in characters.
+        Judges: ``"<model> (arena_hard)"`` (decision ``A>>B``/``A>B`` -> A, ``A=B`` ->
+        tie, null -> unparsed), ``"<model> (RM)"`` (reward scores -> ``score_a``/
+        ``score_b``, verdict by comparison, equal -> tie) and ``"<model> (rubric)"``
+        (scores in [0, 1]; -1 -> unparsed). Order ``AB`` is the first judgment, ``BA``
+        the second, mapped back to the original letters. Declarations per benchmark:
+        C1 approximate (knowledge), C2 approximate (reasoning), C7 direct (order).
+
+    Raises
+    ------
+    CAPInputError
+        Missing folders or pair files, malformed JSON lines (file and line named), or
+        a pair without ``pair_id``/``source``/``label``. Output rows for unknown pairs
+        are skipped with a notice.
+    """
+    root = check_dir(judgebench_root, "JudgeBench")
+    fork = check_dir(fork_root, "JudgeBench rubric fork") if fork_root is not None else None
+    items: list[dict] = []
+    judgments: list[dict] = []
+    notices: list[str] = []
+    _read_pairs(root, items, notices)
+    gold = {(i["benchmark"], i["item_id"]): i["gold"] for i in items}
+    for folder in [root / "outputs"] + ([fork / "outputs"] if fork else []):
+        if folder.is_dir():
+            _read_outputs(folder, gold, judgments, notices)
+    if not judgments:
+        raise CAPInputError("no JudgeBench judge outputs found", file=str(root / "outputs"), fix="check the folder")
+    decl = []
+    for bench in sorted({i["benchmark"] for i in items}):
+        decl += [
+            declaration(bench, "C1", "approximate", C1_OPERATOR, "subset", ["knowledge"]),
+            declaration(bench, "C2", "approximate", C2_OPERATOR, "subset", ["reasoning"]),
+            declaration(bench, "C7", "direct", ORDER_OPERATOR, "order", ["AB", "BA"]),
+        ]
+    notices += verdict_notices(judgments, "JudgeBench")
+    return Dataset.build(
+        pl.DataFrame(items, schema_overrides={"len_a": pl.Int64, "len_b": pl.Int64}),
+        pl.DataFrame(judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}),
+        declarations_frame(decl),
+        notices=tuple(notices),
+        file=str(judgebench_root),
+    )

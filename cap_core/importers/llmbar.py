@@ -1,0 +1,228 @@
+"""Import LLMBar evaluator outputs (Zeng et al., 2024) into the CAP data model.
+
+Layout read (the public LLMBar repository, ``Dataset/`` folder)::
+
+    LLMBar/Natural/dataset.json
+    LLMBar/Adversarial/{GPTInst,GPTOut,Manual,Neighbor}/dataset.json
+    Processed/{MT-Bench,FairEval,LLMEval^2}/dataset.json
+    <set>/evaluators/<model>/<strategy>/result.json
+
+``dataset.json`` is a list of ``{input, output_1, output_2, label}``; ``result.json``
+repeats those records in the same order with a ``results`` list of rounds. Each round
+holds ``"swap = False"`` and ``"swap = True"``, whose ``winner`` ("1"/"2") already
+refers to the original outputs. A strategy's verdict is its last round.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.importers._common import (
+    ORDER_OPERATOR,
+    check_dir,
+    declaration,
+    declarations_frame,
+    load_json,
+    verdict_notices,
+)
+
+__all__ = ["import_llmbar", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
+
+ADVERSARIAL_SUBSETS: tuple[str, ...] = ("GPTInst", "GPTOut", "Manual", "Neighbor")
+
+#: (benchmark id, subset, folder under Dataset/)
+LLMBAR_SETS: tuple[tuple[str, str, str], ...] = (
+    ("llmbar", "Natural", "LLMBar/Natural"),
+    *(("llmbar", s, f"LLMBar/Adversarial/{s}") for s in ADVERSARIAL_SUBSETS),
+    ("llmbar_mtbench", "all", "Processed/MT-Bench"),
+    ("llmbar_faireval", "all", "Processed/FairEval"),
+    ("llmbar_llmeval2", "all", "Processed/LLMEval^2"),
+)
+
+C5_OPERATOR = (
+    "CAP names LLMBar's Natural vs. adversarial-surface subsets but leaves the exact operator "
+    "implicit. Here: position-averaged accuracy over A/B and B/A on the four adversarial subsets "
+    "(GPTInst, GPTOut, Manual, Neighbor), reported beside the same judge's Natural-subset value "
+    "and the difference between the two"
+)
+
+_WINNER = {"1": "A", "2": "B"}
+
+
+def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...]]:
+    base = check_dir(root, "LLMBar")
+    if (base / "Dataset").is_dir():
+        base = base / "Dataset"
+    if not (base / "LLMBar").is_dir():
+        raise CAPInputError(
+            "not an LLMBar folder",
+            file=str(root),
+            expected="a folder holding Dataset/LLMBar/Natural/dataset.json",
+            fix="point at the root of the LLMBar repository (or its Dataset folder)",
+        )
+    if isinstance(strategies, str) or not strategies or not all(isinstance(s, str) for s in strategies):
+        raise CAPInputError(
+            "strategies must be a non-empty list of names",
+            got=strategies,
+            expected='e.g. ("Vanilla_NoRules", "CoT", "Rating")',
+        )
+    return base, tuple(strategies)
+
+
+def _label(value, file: str, row: int) -> str:
+    gold = _WINNER.get(str(value).strip())
+    if gold is None:
+        raise CAPInputError(
+            "LLMBar label is not 1 or 2", file=file, row=row, column="label", expected="1 or 2", got=value
+        )
+    return gold
+
+
+def _score(cell) -> float | None:
+    """A Rating score cell looks like ``["7", "stop"]``; return 7.0 or None if unreadable."""
+    raw = cell[0] if isinstance(cell, list) and cell else cell
+    try:
+        return float(str(raw).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _last_round(results) -> dict | None:
+    if not isinstance(results, list):
+        return None
+    rounds = [r for r in results if isinstance(r, dict) and "swap = False" in r]
+    return rounds[-1] if rounds else None
+
+
+def _item_judgments(rec: dict, judge: str, benchmark: str, item_id: str) -> list[dict]:
+    rnd = _last_round(rec.get("results"))
+    rows = []
+    for order, key in (("AB", "swap = False"), ("BA", "swap = True")):
+        row = {"judge": judge, "benchmark": benchmark, "item_id": item_id, "order": order}
+        side = rnd.get(key) if rnd else None
+        winner = side.get("winner") if isinstance(side, dict) else None
+        row["verdict"] = _WINNER.get(str(winner) if winner is not None else "", "unparsed")
+        if rnd is not None and "score_1" in rnd:
+            sa, sb = _score(rnd.get("score_1")), _score(rnd.get("score_2"))
+            row["score_a"], row["score_b"] = sa, sb
+            if sa is None or sb is None:
+                row["verdict"] = "unparsed"
+            else:
+                row["verdict"] = "A" if sa > sb else ("B" if sb > sa else "tie")
+        rows.append(row)
+    return rows
+
+
+def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments) -> None:
+    set_dir = base / folder
+    ds_file = set_dir / "dataset.json"
+    data = load_json(ds_file)
+    if not isinstance(data, list):
+        raise CAPInputError("dataset.json is not a list of records", file=str(ds_file), got=type(data).__name__)
+    prefix = subset if benchmark == "llmbar" else Path(folder).name
+    ids = []
+    for i, rec in enumerate(data):
+        item_id = f"{prefix}-{i}"
+        ids.append(item_id)
+        items.append(
+            {
+                "benchmark": benchmark,
+                "item_id": item_id,
+                "base_item_id": item_id,
+                "subset": subset,
+                "variant": "original",
+                "gold": _label(rec.get("label"), str(ds_file), i + 1),
+                "len_a": len(rec.get("output_1") or ""),
+                "len_b": len(rec.get("output_2") or ""),
+            }
+        )
+    ev_dir = set_dir / "evaluators"
+    if not ev_dir.is_dir():
+        return
+    for model_dir in sorted(p for p in ev_dir.iterdir() if p.is_dir()):
+        for strategy in strategies:
+            res_file = model_dir / strategy / "result.json"
+            if not res_file.is_file():
+                continue
+            res = load_json(res_file)
+            if not isinstance(res, list) or len(res) != len(data):
+                raise CAPInputError(
+                    "result.json does not match dataset.json record for record",
+                    file=str(res_file),
+                    expected=f"a list of {len(data)} records",
+                    got=len(res) if isinstance(res, list) else type(res).__name__,
+                    fix="use result.json and dataset.json from the same LLMBar folder",
+                )
+            judge = f"{model_dir.name}/{strategy}"
+            for i, rec in enumerate(res):
+                if str(rec.get("label")) != str(data[i].get("label")) or rec.get("output_1") != data[i].get("output_1"):
+                    raise CAPInputError(
+                        "result.json record differs from dataset.json",
+                        file=str(res_file),
+                        row=i + 1,
+                        fix="use result.json and dataset.json from the same LLMBar folder",
+                    )
+                judgments.extend(_item_judgments(rec, judge, benchmark, ids[i]))
+
+
+def import_llmbar(
+    root: Path | str, *, strategies: tuple[str, ...] = ("Vanilla_NoRules", "CoT", "Rating")
+) -> Dataset:
+    """Read LLMBar items and evaluator verdicts.
+
+    Parameters
+    ----------
+    root : pathlib.Path or str
+        LLMBar repository root (holding ``Dataset/``) or its ``Dataset`` folder.
+    strategies : tuple of str
+        Prompting strategies to keep; each evaluator x strategy becomes one judge named
+        ``"<evaluator>/<strategy>"`` (e.g. ``"GPT-4/CoT"``). Strategies missing for an
+        evaluator are skipped.
+
+    Returns
+    -------
+    Dataset
+        Benchmarks ``llmbar`` (419 items; ``subset`` Natural, GPTInst, GPTOut, Manual,
+        Neighbor), ``llmbar_mtbench`` (200), ``llmbar_faireval`` (66) and
+        ``llmbar_llmeval2`` (200), each with ``subset="all"`` for the last three.
+        ``item_id`` is ``"<subset or set>-<0-based index in dataset.json>"``; gold from
+        ``label`` ("1" -> A, "2" -> B); ``len_a``/``len_b`` are character counts of
+        ``output_1``/``output_2`` (texts are not kept). Two judgments per judge and item:
+        ``AB`` from ``swap = False`` and ``BA`` from ``swap = True`` of the last round;
+        winner "1" -> A, "2" -> B, anything else -> ``unparsed``. For ``Rating`` the
+        0-10 scores fill ``score_a``/``score_b`` (the same in both orders, since each
+        output is rated alone) and the verdict is the comparison (equal -> ``tie``).
+        Declarations: ``llmbar`` C5 direct (adversarial subsets vs. Natural) and C7
+        direct; the processed sets C7 direct. C1-C4, C6 and C8 are not declared.
+        ``notices`` count ties and unparsed verdicts per judge.
+
+    Raises
+    ------
+    CAPInputError
+        Missing folder or dataset.json, malformed JSON, label not 1/2, or a result.json
+        whose records do not line up with its dataset.json.
+    """
+    base, strategies = _import_llmbar_iv(root, strategies)
+    items: list[dict] = []
+    judgments: list[dict] = []
+    for benchmark, subset, folder in LLMBAR_SETS:
+        if not (base / folder / "dataset.json").is_file():
+            if benchmark == "llmbar":
+                raise CAPInputError("LLMBar subset missing", file=str(base / folder / "dataset.json"))
+            continue
+        _import_set(base, benchmark, subset, folder, strategies, items, judgments)
+    decl = [
+        declaration("llmbar", "C5", "direct", C5_OPERATOR, "subset", list(ADVERSARIAL_SUBSETS), ["Natural"]),
+    ]
+    for bench in sorted({i["benchmark"] for i in items}):
+        decl.append(declaration(bench, "C7", "direct", ORDER_OPERATOR, "order", ["AB", "BA"]))
+    item_frame = pl.DataFrame(items, schema_overrides={"len_a": pl.Int64, "len_b": pl.Int64})
+    judg_frame = pl.DataFrame(
+        judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}, infer_schema_length=None
+    )
+    notices = verdict_notices(judgments, "LLMBar")
+    return Dataset.build(item_frame, judg_frame, declarations_frame(decl), notices=tuple(notices), file=str(root))
