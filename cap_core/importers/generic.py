@@ -1,0 +1,141 @@
+"""Import user tables written in the documented CAP schema (see :mod:`cap_core.schema`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.io import read_table
+from cap_core.schema import (
+    DECLARATION_SCHEMA,
+    ITEMS_SCHEMA,
+    JUDGMENTS_SCHEMA,
+    validate_declarations,
+    validate_items,
+    validate_judgments,
+)
+
+__all__ = ["import_table"]
+
+_LIST_COLUMNS = ("values", "reference")
+
+
+def _split_list(cell) -> list[str]:
+    """Declarations list cells arrive from CSV as text: JSON list or ``;``-separated."""
+    if cell is None:
+        return []
+    if isinstance(cell, (list, tuple)):
+        return [str(x) for x in cell]
+    if isinstance(cell, pl.Series):
+        return [str(x) for x in cell.to_list()]
+    text = str(cell).strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(x) for x in parsed]
+    return [p.strip() for p in text.split(";") if p.strip()]
+
+
+def _declarations(path: Path | str) -> tuple[pl.DataFrame, list[str]]:
+    frame, notes = read_table(path, kind="declarations")
+    name = Path(path).name
+    rows = frame.to_dicts()
+    for r in rows:
+        for col in _LIST_COLUMNS:
+            r[col] = _split_list(r.get(col))
+    cols = {c: [r.get(c) for r in rows] for c in DECLARATION_SCHEMA}
+    try:
+        df = pl.DataFrame(cols, schema=DECLARATION_SCHEMA)
+    except Exception as exc:
+        raise CAPInputError(
+            "declarations table has values of the wrong type", file=name, got=str(exc)[:200]
+        ) from None
+    return validate_declarations(df, file=name), notes
+
+
+def _import_table_iv(items_path, judgments_path, declarations_path) -> None:
+    for label, p, optional in (
+        ("items", items_path, False),
+        ("judgments", judgments_path, True),
+        ("declarations", declarations_path, True),
+    ):
+        if p is None and optional:
+            continue
+        if not isinstance(p, (str, Path)):
+            raise CAPInputError(f"{label} path must be a file path", got=type(p).__name__, fix="pass a str or Path")
+
+
+def _split_joined(frame: pl.DataFrame, name: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One table with judgment rows that also carry the item columns -> (items, judgments)."""
+    item_cols = [c for c in ITEMS_SCHEMA if c in frame.columns]
+    items = frame.select(item_cols).unique(maintain_order=True)
+    dup = items.filter(pl.struct(["benchmark", "item_id"]).is_duplicated()) if "benchmark" in items.columns else None
+    if dup is not None and dup.height:
+        raise CAPInputError(
+            "one item has different item columns on different judgment rows",
+            file=name,
+            column="item_id",
+            got=dup["item_id"][0],
+            fix="give every row of an item the same gold, subset, variant and lengths",
+        )
+    judg_cols = [c for c in JUDGMENTS_SCHEMA if c in frame.columns]
+    return items, frame.select(judg_cols)
+
+
+def import_table(
+    items_path: Path | str,
+    judgments_path: Path | str | None = None,
+    declarations_path: Path | str | None = None,
+) -> Dataset:
+    """Build a :class:`Dataset` from user files in the documented schema.
+
+    Parameters
+    ----------
+    items_path : pathlib.Path or str
+        Items table (CSV, TSV, JSONL, JSON or Parquet) with at least ``benchmark``,
+        ``item_id``, ``gold``; see :data:`cap_core.schema.ITEMS_SCHEMA`. When
+        ``judgments_path`` is None this one file must hold judgment rows that also
+        carry the item columns (one row per judge x item x order).
+    judgments_path : pathlib.Path or str, optional
+        Judgments table with ``judge``, ``benchmark``, ``item_id``, ``order`` (AB/BA),
+        ``verdict`` (A/B/tie/unparsed in the original letters) and optional scores.
+    declarations_path : pathlib.Path or str, optional
+        Coverage declarations (:data:`cap_core.schema.DECLARATION_SCHEMA`); list
+        columns ``values``/``reference`` may be JSON lists or ``;``-separated text.
+        Without it no condition is declared and coverage marks every cell unavailable.
+
+    Returns
+    -------
+    Dataset
+        Validated tables; ``notices`` hold encoding fallbacks of any file.
+
+    Raises
+    ------
+    CAPInputError
+        From :func:`cap_core.io.read_table` or the schema validators; the message names
+        the file the bad value came from.
+    """
+    _import_table_iv(items_path, judgments_path, declarations_path)
+    items_raw, notices = read_table(items_path, kind="items")
+    items_name = Path(items_path).name
+    if judgments_path is None:
+        items_raw, judg_raw = _split_joined(items_raw, items_name)
+        judg_name = items_name
+    else:
+        judg_raw, more = read_table(judgments_path, kind="judgments")
+        notices += more
+        judg_name = Path(judgments_path).name
+    items = validate_items(items_raw, file=items_name)
+    judgments = validate_judgments(judg_raw, items, file=judg_name)
+    decl = None
+    if declarations_path is not None:
+        decl, more = _declarations(declarations_path)
+        notices += more
+    return Dataset.build(items, judgments, decl, notices=tuple(notices))
