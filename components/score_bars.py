@@ -1,0 +1,51 @@
+"""Bar chart of weighted judge scores with their intervals."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import polars as pl
+
+__all__ = ["score_bars_figure"]
+
+
+def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: str | None = None) -> go.Figure:
+    """Horizontal bars of the weighted score, best on top, with CI error bars.
+
+    Parameters
+    ----------
+    scores : polars.DataFrame
+        Output of :func:`cap_core.weights.weighted_scores` plus ``label_col``;
+        rows with a null score are skipped.
+    label_col : str, default "label"
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Bar`` trace, ``x`` = score (percent), asymmetric ``error_x`` from
+        ``ci_low``/``ci_high``, bar text = P(best).
+    """
+    s = scores.filter(pl.col("score").is_not_null()).sort("score", descending=False)
+    fig = go.Figure(
+        go.Bar(
+            x=s["score"].to_list(),
+            y=s[label_col].to_list(),
+            orientation="h",
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=(s["ci_high"] - s["score"]).to_list(),
+                arrayminus=(s["score"] - s["ci_low"]).to_list(),
+            ),
+            text=[f"P(best) {p:.2f}" if p is not None else "" for p in s["p_best"].to_list()],
+            textposition="inside",
+            customdata=list(zip(s["ci_low"].to_list(), s["ci_high"].to_list(), s["method"].to_list())),
+            hovertemplate="%{y}: %{x:.1f}% [%{customdata[0]:.1f}, %{customdata[1]:.1f}]<br>%{customdata[2]}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=title,
+        xaxis=dict(range=[0, 100], title="weighted score (%)"),
+        margin=dict(l=10, r=10, t=50 if title else 20, b=40),
+        height=max(220, 60 + 40 * s.height),
+    )
+    return fig

@@ -1,0 +1,25 @@
+"""Weighted-score bars: order, asymmetric CI error bars."""
+
+import polars as pl
+
+from components.score_bars import score_bars_figure
+
+
+def test_bars_sorted_with_asymmetric_errors():
+    s = pl.DataFrame(
+        {
+            "label": ["A", "B", "C"],
+            "score": [60.0, 80.0, None],
+            "ci_low": [50.0, 75.0, None],
+            "ci_high": [62.0, 90.0, None],
+            "p_best": [0.1, 0.9, None],
+            "method": ["bootstrap"] * 3,
+        }
+    )
+    fig = score_bars_figure(s)
+    bar = fig.data[0]
+    assert list(bar.y) == ["A", "B"]  # ascending x: best ends on top; C has no score
+    assert list(bar.x) == [60.0, 80.0]
+    assert list(bar.error_x.array) == [2.0, 10.0]  # 62-60, 90-80
+    assert list(bar.error_x.arrayminus) == [10.0, 5.0]  # 60-50, 80-75
+    assert bar.text[1] == "P(best) 0.90"
