@@ -1,0 +1,135 @@
+"""Bootstrap intervals: agreement with scipy, degenerate cases, seeds, shared resamples."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+from cap_core.bootstrap import percentile_interval, resample_counts
+from cap_core.conditions import compute_profile
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+
+
+def _dataset(bench, gold, verdicts, base=None, variant=None):
+    """gold: (n,) of A/B; verdicts: {judge: (v_ab (n,), v_ba (n,))}."""
+    n = len(gold)
+    ids = [f"i{k:04d}" for k in range(n)]
+    items = pl.DataFrame({"benchmark": bench, "item_id": ids, "base_item_id": base or ids,
+                          "variant": variant or ["original"] * n, "gold": list(gold)})
+    rows = [pl.DataFrame({"judge": j, "benchmark": bench, "item_id": ids, "order": o, "verdict": list(v)})
+            for j, (ab, ba) in verdicts.items() for o, v in (("AB", ab), ("BA", ba))]
+    return Dataset.build(items, pl.concat(rows))
+
+
+def _row(res, judge, condition="overall", metric="pa"):
+    idx = res.profile.with_row_index("k").filter(
+        (pl.col("judge") == judge) & (pl.col("condition") == condition) & (pl.col("metric") == metric)
+        & (pl.col("subset") == "all"))
+    return int(idx["k"][0]), idx.row(0, named=True)
+
+
+def _random_judge(rng, gold, p):
+    flip = {"A": "B", "B": "A"}
+    return tuple(np.array([g if rng.random() < p else flip[g] for g in gold]) for _ in range(2))
+
+
+@pytest.fixture(scope="module")
+def big():
+    rng = np.random.default_rng(11)
+    gold = rng.choice(["A", "B"], size=400)
+    j1, j2 = _random_judge(rng, gold, 0.8), _random_judge(rng, gold, 0.6)
+    return gold, {"J1": j1, "J2": j2, "J1copy": j1}
+
+
+def test_ci_matches_scipy_percentile(big):
+    gold, v = big
+    b = 20000
+    res = compute_profile(_dataset("big", gold, v), n_resamples=b, seed=3, judges=["J1"])
+    _, row = _row(res, "J1")
+    # per-item position-averaged accuracy, computed here from the raw verdicts
+    pa = ((v["J1"][0] == gold).astype(float) + (v["J1"][1] == gold).astype(float)) / 2
+    ref = stats.bootstrap((pa,), np.mean, method="percentile", n_resamples=b, rng=np.random.default_rng(5))
+    assert row["value"] == pytest.approx(100 * pa.mean())
+    # Monte Carlo error of a 2.5 % quantile with B=20000: SE(mean) ~ 2 points, quantile SE
+    # ~ sqrt(.025*.975/B) / density ~ 0.05 points per method, ~0.07 for the difference;
+    # 0.5 points is > 6 SE and still well below the ~8-point CI width.
+    assert row["ci_low"] == pytest.approx(100 * ref.confidence_interval.low, abs=0.5)
+    assert row["ci_high"] == pytest.approx(100 * ref.confidence_interval.high, abs=0.5)
+
+
+def test_plain_loop_reference_matches_vectorised_exactly():
+    # 6 base items, each in 2 variants -> 12 items; overall pa units are items, resampled by base item
+    rng = np.random.default_rng(2)
+    base = [f"b{k // 2}" for k in range(12)]
+    variant = ["plain", "polished"] * 6
+    gold = rng.choice(["A", "B"], size=12)
+    ab, ba = _random_judge(rng, gold, 0.6)
+    res = compute_profile(_dataset("loop", gold, {"J": (ab, ba)}, base, variant), n_resamples=300, seed=9)
+    k, _ = _row(res, "J")
+    pa = ((ab == gold).astype(float) + (ba == gold).astype(float)) / 2
+    counts = resample_counts(6, 300, 9)  # base items sorted: b0..b5
+    item_base = np.array([int(x[1:]) for x in base])
+    expect = []
+    for r in range(300):
+        drawn = np.concatenate([np.flatnonzero(item_base == i) for i in range(6) for _ in range(counts[r, i])])
+        expect.append(100 * pa[drawn].mean())
+    np.testing.assert_allclose(res.replicates[:, k], expect, rtol=1e-12, atol=1e-12)
+
+
+def test_shared_resample_gives_difference_cis(big):
+    gold, v = big
+    res = compute_profile(_dataset("big", gold, v), n_resamples=500, seed=4)
+    k1, _ = _row(res, "J1")
+    k2, _ = _row(res, "J2")
+    kc, _ = _row(res, "J1copy")
+    counts = resample_counts(400, 500, 4).astype(float)
+    pa = {j: ((v[j][0] == gold).astype(float) + (v[j][1] == gold).astype(float)) / 2 for j in ("J1", "J2")}
+    expect = 100 * (counts @ pa["J1"] - counts @ pa["J2"]) / 400
+    np.testing.assert_allclose(res.replicates[:, k1] - res.replicates[:, k2], expect, atol=1e-9)
+    lo, hi = percentile_interval(res.replicates[:, k1] - res.replicates[:, kc])
+    assert lo == 0.0 and hi == 0.0  # the same judge under two names: zero-width difference CI
+
+
+def test_seed_reproducibility(big):
+    gold, v = big
+    ds = _dataset("big", gold, v)
+    a = compute_profile(ds, n_resamples=200, seed=1)
+    b = compute_profile(ds, n_resamples=200, seed=1)
+    c = compute_profile(ds, n_resamples=200, seed=2)
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+    assert a.profile.equals(b.profile)
+    assert not np.array_equal(a.replicates, c.replicates)
+    assert (a.n_resamples, a.seed, a.level) == (200, 1, 0.95)
+    assert a.replicates.shape == (200, a.profile.height)
+
+
+def test_degenerate_cases():
+    # all correct on 5 items -> [100, 100]; one item -> CI equals the value
+    gold = np.array(["A", "B", "A", "B", "A"])
+    res = compute_profile(_dataset("all", gold, {"J": (gold, gold)}), n_resamples=100)
+    _, row = _row(res, "J")
+    assert (row["value"], row["ci_low"], row["ci_high"]) == (100.0, 100.0, 100.0)
+    one = compute_profile(_dataset("one", ["A"], {"J": (np.array(["A"]), np.array(["B"]))}), n_resamples=100)
+    _, row = _row(one, "J")
+    assert (row["value"], row["ci_low"], row["ci_high"], row["n_items"]) == (50.0, 50.0, 50.0, 1)
+    # n = 0: no evaluated rationale -> null value and CI, all-NaN replicates
+    k, row = _row(one, "J", "C8", "supported")
+    assert row["value"] is None and row["ci_low"] is None and row["status"] == "unavailable"
+    assert np.isnan(one.replicates[:, k]).all()
+
+
+def test_resample_counts_and_interval_helpers():
+    w = resample_counts(7, 50, 0)
+    assert w.shape == (50, 7) and (w.sum(axis=1) == 7).all() and w.min() >= 0
+    assert resample_counts(0, 5, 0).shape == (5, 0)
+    x = np.random.default_rng(0).normal(size=(1000, 3))
+    lo, hi = percentile_interval(x, level=0.9)
+    np.testing.assert_allclose(lo, np.percentile(x, 5, axis=0))
+    np.testing.assert_allclose(hi, np.percentile(x, 95, axis=0))
+    with pytest.raises(CAPInputError):
+        resample_counts(-1, 5, 0)
+    with pytest.raises(CAPInputError):
+        percentile_interval(x, level=95)
