@@ -149,3 +149,9 @@ def test_pair_without_label_names_file_and_row(tmp_path, jb):
     with pytest.raises(CAPInputError) as err:
         import_judgebench(tmp_path)
     assert err.value.row == 2 and err.value.column == "label" and GPT_PAIRS in str(err.value)
+
+
+def test_survey_failure_extracts_are_refused_clearly(shared_dir):
+    # the survey folder holds only failing rows in another layout (no data/ pair files)
+    with pytest.raises(CAPInputError, match="no JudgeBench pair files"):
+        import_judgebench(shared_dir / "data" / "judgebench_survey_gozcam")
