@@ -187,6 +187,10 @@ DECLARATION_SCHEMA: dict[str, pl.DataType] = {
 _OPTIONAL_DEFAULTS_ITEMS = {"subset": "all", "variant": "original"}
 
 
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
 def _suggest(name: str, allowed: Iterable[str]) -> str | None:
     match = difflib.get_close_matches(name.lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
     if not match:
@@ -278,7 +282,7 @@ def _check_allowed(
     bad = df.with_row_index("_row").filter(cond)
     if bad.height:
         raise CAPInputError(
-            f"{col} outside the allowed set in the {table} table ({bad.height} rows)",
+            f"{col} outside the allowed set in the {table} table ({_rows(bad.height)})",
             file=file,
             row=int(bad["_row"][0]) + 1,
             column=col,
@@ -429,7 +433,7 @@ def validate_judgments(
         if orphan.height:
             first = orphan.row(0, named=True)
             raise CAPInputError(
-                f"judgment for an item that is not in the items table ({orphan.height} rows)",
+                f"judgment for an item that is not in the items table ({_rows(orphan.height)})",
                 file=file,
                 row=int(first["_row"]) + 1,
                 column="item_id",
