@@ -1,0 +1,38 @@
+"""Export: the Profiles tables as CSV and JSON, formula-like text neutralised."""
+
+import streamlit as st
+
+from cap_core.errors import CAPInputError
+from cap_core.export import to_csv_bytes, to_json_bytes
+from ui.sidebar import get_selection
+from ui.views import profiles_view
+
+sel = get_selection()
+st.title("Export")
+if not sel.benchmark or not sel.labels:
+    st.info("Choose a benchmark and judges in the sidebar first.")
+    st.stop()
+try:
+    view = profiles_view(sel)
+except CAPInputError as err:
+    st.error(str(err))
+    st.stop()
+
+st.caption(
+    "Exactly the tables shown on the Profiles page. Text cells starting with = + - @ or a "
+    "tab are written with a leading ' so spreadsheets do not run them; numbers stay numbers."
+)
+stem = f"cap_profiles_{sel.benchmark}"
+st.subheader("Profile table")
+st.dataframe(view.table, hide_index=True, key="exp_table")
+c1, c2 = st.columns(2)
+c1.download_button("Download CSV", to_csv_bytes(view.table), f"{stem}.csv", "text/csv", key="exp_csv")
+c2.download_button("Download JSON", to_json_bytes(view.table), f"{stem}.json", "application/json", key="exp_json")
+
+st.subheader("Weighted scores")
+st.dataframe(view.score_table, hide_index=True, key="exp_scores")
+c3, c4 = st.columns(2)
+c3.download_button("Download CSV", to_csv_bytes(view.score_table), f"{stem}_scores.csv", "text/csv", key="exp_scores_csv")
+c4.download_button(
+    "Download JSON", to_json_bytes(view.score_table), f"{stem}_scores.json", "application/json", key="exp_scores_json"
+)

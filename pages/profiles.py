@@ -1,0 +1,51 @@
+"""Profiles: radar per judge, value and CI per condition, and the weighted choice."""
+
+import streamlit as st
+
+from cap_core.errors import CAPInputError
+from cap_core.weights import METHOD_NORMAL
+from components.radar import radar_figure
+from components.score_bars import score_bars_figure
+from ui.sidebar import get_selection
+from ui.views import profiles_view
+
+sel = get_selection()
+st.title("Profiles")
+if not sel.benchmark:
+    st.info("No benchmark available: load a dataset or include the published CAP judges.")
+    st.stop()
+if not sel.labels:
+    st.info("Choose one or more judges in the sidebar.")
+    st.stop()
+
+try:
+    view = profiles_view(sel)
+except CAPInputError as err:
+    st.error(str(err))
+    st.stop()
+
+st.caption(
+    f"Benchmark **{sel.benchmark}**. Values in percent with 95% intervals; a gap in a polygon "
+    "means the condition is not measured for that judge (never a zero)."
+)
+st.plotly_chart(radar_figure(view.rows), key="prof_radar")
+
+st.subheader("Weighted choice")
+weights = ", ".join(f"{c} {w:g}" for c, w in sel.weights.items() if w > 0)
+st.caption(f"Weights ({st.session_state.get('sb_preset')}): {weights}.")
+st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
+for row in view.scores.iter_rows(named=True):
+    if row["renormalised"]:
+        st.info(f"{row['label']}: {row['note']}.")
+    elif row["score"] is None:
+        st.warning(f"{row['label']}: {row['note']}.")
+if (view.scores["method"] == METHOD_NORMAL).any():
+    st.caption(
+        "Published judges carry only printed intervals: their score CI and P(best) use a "
+        "normal approximation from the published CIs (sd = CI width / 3.92), not a bootstrap."
+    )
+st.dataframe(view.score_table, hide_index=True, key="prof_score_table")
+
+st.subheader("Profile table")
+st.dataframe(view.table, hide_index=True, key="prof_table")
+st.caption("Download this table as CSV or JSON on the Export page.")

@@ -1,0 +1,1 @@
+"""Streamlit glue: sidebar state, cached loaders, error display. Pages import from here."""
