@@ -7,6 +7,7 @@ are documented in :mod:`cap_core.conditions`; this module only implements them.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from cap_core.coverage import CellPlan, reference_variant
@@ -52,19 +53,46 @@ def build_grid(ds: Dataset, bench: str, judges: list[str], orders: tuple[str, ..
 
 
 class CellCollector:
-    """Collects per-unit (cell, base, num, den, excl) rows; cell = type * J + judge."""
+    """Collects the per-unit rows of every cell; cell index = type * n_judges + judge.
+
+    Each :meth:`add` records expressions over a frame; :meth:`arrays` evaluates all
+    expressions of one frame in a single lazy ``select`` and returns numpy arrays.
+    """
 
     def __init__(self, n_judges: int):
-        self.J, self.types, self.frames = n_judges, {}, []
+        self.J, self.types, self.specs = n_judges, {}, []
 
-    def add(self, key: tuple, frame: pl.DataFrame, num: pl.Expr, den: pl.Expr, excl: pl.Expr) -> None:
+    def add(self, key: tuple, frame: pl.DataFrame, num: pl.Expr, den: pl.Expr, excl: pl.Expr,
+            where: pl.Expr | None = None) -> None:
         t = self.types.setdefault(key, len(self.types))
-        self.frames.append(frame.select(
-            (pl.col("judge_idx").cast(pl.Int64) + t * self.J).alias("cell"), pl.col("base_idx").cast(pl.Int64),
-            num.cast(pl.Float64).alias("num"), den.cast(pl.Float64).alias("den"), excl.cast(pl.Float64).alias("excl")))
+        self.specs.append((t, frame, num, den, excl, pl.lit(True) if where is None else where))
 
     def idx(self, key: tuple, j: int) -> int:
         return self.types[key] * self.J + j
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Concatenated ``cell``, ``base``, ``num``, ``den``, ``excl`` arrays (one entry per unit row)."""
+        groups: dict[int, tuple[pl.DataFrame, list]] = {}
+        for spec in self.specs:
+            groups.setdefault(id(spec[1]), (spec[1], []))[1].append(spec)
+        parts: dict[str, list] = {k: [] for k in ("cell", "base", "num", "den", "excl")}
+        for frame, specs in groups.values():
+            exprs = [pl.col("judge_idx").cast(pl.Int64), pl.col("base_idx").cast(pl.Int64)]
+            for i, (_, _, num, den, excl, where) in enumerate(specs):
+                exprs += [num.cast(pl.Float64).alias(f"n{i}"), den.cast(pl.Float64).alias(f"d{i}"),
+                          excl.cast(pl.Float64).alias(f"e{i}"), where.fill_null(False).alias(f"w{i}")]
+            got = frame.lazy().select(exprs).collect()
+            judge, base = got["judge_idx"].to_numpy(), got["base_idx"].to_numpy()
+            for i, (t, *_rest) in enumerate(specs):
+                w = got[f"w{i}"].to_numpy()
+                if w.shape != judge.shape:  # a literal True broadcasts to one row
+                    w = np.broadcast_to(w, judge.shape)
+                parts["cell"].append(judge[w] + t * self.J)
+                parts["base"].append(base[w])
+                for k, c in (("num", "n"), ("den", "d"), ("excl", "e")):
+                    arr = got[f"{c}{i}"].to_numpy()
+                    parts[k].append(np.broadcast_to(arr, judge.shape)[w])
+        return {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
 
 
 def _paired(grid: pl.DataFrame, plan: CellPlan, orders: tuple[str, ...], bench: str) -> pl.DataFrame:
@@ -83,33 +111,35 @@ def _paired(grid: pl.DataFrame, plan: CellPlan, orders: tuple[str, ...], bench: 
     return sides["r"].join(sides["t"].drop("base_idx"), on=["judge_idx", "base_item_id"], how="inner", validate="1:1")
 
 
-def add_cells(cells: "CellCollector", grid, plans, orders, subsets, bench) -> None:
+def add_cells(cells: CellCollector, grid, plans, orders, subsets, bench) -> None:
+    """Register the unit rows of every measurable cell of one benchmark (rules: conditions module)."""
     first = orders[0]
     v = [f"v_{o}" for o in orders]
     pa, pa_bad = _mean([_correct(c) for c in v]), _any([_bad(c) for c in v])
     one = pl.lit(1.0)
-    content_pool = grid if reference_variant(grid) is None else grid.filter(pl.col("variant") == reference_variant(grid))
+    ref = reference_variant(grid)
+    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
     for s in subsets:
-        g = grid if s == "all" else grid.filter(pl.col("subset") == s)
-        cells.add(("overall", "pa", s), g, pa, one, pa_bad)
+        w = None if s == "all" else (pl.col("subset") == s)
+        cells.add(("overall", "pa", s), grid, pa, one, pa_bad, w)
         if plans["C7"].kind == "position":
-            both = [_bad("v_AB"), _bad("v_BA")]
-            cells.add(("C7", "strict", s), g, _correct("v_AB") & _correct("v_BA"), one, _any(both))
-            cells.add(("C7", "consistency", s), g, _consistent("v_AB", "v_BA"), one, _any(both))
+            both = _any([_bad("v_AB"), _bad("v_BA")])
+            cells.add(("C7", "strict", s), grid, _correct("v_AB") & _correct("v_BA"), one, both, w)
+            cells.add(("C7", "consistency", s), grid, _consistent("v_AB", "v_BA"), one, both, w)
     for cond in ("C1", "C2", "C3", "C4"):
         p = plans[cond]
         if p.kind == "content":
-            cells.add((cond, "pa", "all"), content_pool.filter(pl.col(p.column).is_in(list(p.values))), pa, one, pa_bad)
+            cells.add((cond, "pa", "all"), grid, pa, one, pa_bad, pool & pl.col(p.column).is_in(list(p.values)))
     for cond in ("C5", "C6"):
         p = plans[cond]
         if p.kind == "subset_gap":
-            cells.add((cond, "pa", "all"), content_pool.filter(pl.col("subset").is_in(list(p.values))), pa, one, pa_bad)
-            cells.add((cond, "natural_pa", "all"), content_pool.filter(pl.col("subset").is_in(list(p.reference))), pa, one, pa_bad)
+            cells.add((cond, "pa", "all"), grid, pa, one, pa_bad, pool & pl.col("subset").is_in(list(p.values)))
+            cells.add((cond, "natural_pa", "all"), grid, pa, one, pa_bad, pool & pl.col("subset").is_in(list(p.reference)))
         elif p.kind == "paired":
             pr = _paired(grid, p, orders, bench)
-            r_ok = [((pl.col(f"r_v_{o}") == pl.col("r_gold")) & (pl.col(f"t_v_{o}") == pl.col("t_gold"))).fill_null(False) for o in orders]
+            both_ok = [(pl.col(f"r_v_{o}") == pl.col("r_gold")) & (pl.col(f"t_v_{o}") == pl.col("t_gold")) for o in orders]
             bad = _any([~pl.col(f"{x}_v_{o}").is_in(_OK).fill_null(False) for o in orders for x in "rt"])
-            cells.add((cond, "strict", "all"), pr, _mean(r_ok), one, bad)
+            cells.add((cond, "strict", "all"), pr, _mean([e.fill_null(False) for e in both_ok]), one, bad)
             cells.add((cond, "consistency", "all"), pr, _mean([_consistent(f"r_v_{o}", f"t_v_{o}") for o in orders]), one, bad)
     if plans["C8"].kind == "rationale":
         ok, rs = _correct(f"v_{first}"), pl.col(f"rs_{first}")

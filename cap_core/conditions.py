@@ -175,14 +175,13 @@ def _benchmark_profile(ds: Dataset, bench: str, judges_sel: list[str], n_resampl
         subsets += sorted(s for s in grid.get_column("subset").unique().to_list() if s != "all")
     cells = CellCollector(len(judges))
     add_cells(cells, grid, plans, orders, subsets, bench)
-    units = pl.concat(cells.frames, how="vertical")
+    units = cells.arrays()
     k_tot = len(cells.types) * len(judges)
-    cell = units.get_column("cell").to_numpy()
-    flat = units.get_column("base_idx").to_numpy() * k_tot + cell
-    mats = {c: np.bincount(flat, weights=units.get_column(c).to_numpy(), minlength=n_base * k_tot).reshape(n_base, k_tot)
-            for c in ("num", "den")}
+    cell = units["cell"]
+    flat = units["base"] * k_tot + cell
+    mats = {c: np.bincount(flat, weights=units[c], minlength=n_base * k_tot).reshape(n_base, k_tot) for c in ("num", "den")}
     tot_num, tot_den = mats["num"].sum(axis=0), mats["den"].sum(axis=0)
-    tot_excl = np.bincount(cell, weights=units.get_column("excl").to_numpy(), minlength=k_tot)
+    tot_excl = np.bincount(cell, weights=units["excl"], minlength=k_tot)
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
     reps = 100.0 * ratio_replicates(resample_counts(n_base, n_resamples, seed), mats["num"], mats["den"])
@@ -267,8 +266,12 @@ def compute_profile(
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
     rows, blocks = [], []
+    parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
+             for name in ("items", "judgments", "declarations")}
     for bench in benches:
-        r, rep = _benchmark_profile(ds, bench, judge_list, int(n_resamples), int(seed), bool(by_subset))
+        sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
+                        ("items", "judgments", "declarations")))  # one benchmark, already validated
+        r, rep = _benchmark_profile(sub, bench, judge_list, int(n_resamples), int(seed), bool(by_subset))
         rows += r
         blocks.append(rep)
     reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
