@@ -480,7 +480,9 @@ def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFra
     df = _cast(df.select(list(PROFILE_SCHEMA)), PROFILE_SCHEMA, "profile", file)
     _check_allowed(df, "condition", CONDITION_IDS + ("overall",), "profile", file, "use C1..C8 or overall")
     _check_allowed(df, "metric", METRICS, "profile", file, "use a documented CAP metric name")
-    bad = df.with_row_index("_row").filter((pl.col("value") < 0) | (pl.col("value") > 100))
+    # surface_gap is a difference of two percentages and may be negative
+    low = pl.when(pl.col("metric") == "surface_gap").then(-100.0).otherwise(0.0)
+    bad = df.with_row_index("_row").filter((pl.col("value") < low) | (pl.col("value") > 100))
     if bad.height:
         raise CAPInputError(
             "profile value outside 0-100 percent",
