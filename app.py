@@ -10,8 +10,9 @@ from ui import sidebar
 
 st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
 
-# url paths differ from the file names on purpose: AppTest.switch_page loses the
-# sidebar when a page's url_path equals its file stem (streamlit 1.67).
+# URL paths differ from the file stems on purpose. While a pages/ folder exists,
+# streamlit's first run in a process uses legacy auto-discovery; a URL equal to a
+# file stem would then run that page alone, without this router and its sidebar.
 PAGES = [
     st.Page("pages/overview.py", title="Overview", url_path="home", default=True),
     st.Page("pages/coverage.py", title="Coverage matrix", url_path="coverage-matrix"),
@@ -19,6 +20,6 @@ PAGES = [
     st.Page("pages/export.py", title="Export", url_path="download"),
 ]
 
-sidebar.render()
 page = st.navigation(PAGES)
+sidebar.render()
 page.run()

@@ -38,6 +38,7 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
             ),
             text=[f"P(best) {p:.2f}" if p is not None else "" for p in s["p_best"].to_list()],
             textposition="inside",
+            insidetextanchor="start",
             customdata=list(zip(s["ci_low"].to_list(), s["ci_high"].to_list(), s["method"].to_list())),
             hovertemplate="%{y}: %{x:.1f}% [%{customdata[0]:.1f}, %{customdata[1]:.1f}]<br>%{customdata[2]}<extra></extra>",
         )
