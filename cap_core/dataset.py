@@ -5,6 +5,7 @@ A dataset directory holds three Parquet files written by the importers:
 - ``items.parquet`` — :data:`cap_core.schema.ITEMS_SCHEMA`
 - ``judgments.parquet`` — :data:`cap_core.schema.JUDGMENTS_SCHEMA`
 - ``declarations.parquet`` — :data:`cap_core.schema.DECLARATION_SCHEMA`
+- ``notices.txt`` — optional; the importers' remarks, one per line
 
 Several benchmarks may live in one directory (the ``benchmark`` column tells them
 apart). No benchmark text is stored: ids, categories, gold labels, verdicts, scores
@@ -125,6 +126,8 @@ def save_dataset(ds: Dataset, path: str | Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for name in _FILES:
         getattr(ds, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=False)
+    if ds.notices:
+        (out / "notices.txt").write_text("\n".join(ds.notices) + "\n", encoding="utf-8")
     return out
 
 
@@ -164,7 +167,11 @@ def load_dataset(path: str | Path) -> Dataset:
             raise CAPInputError(
                 "file is not readable Parquet", file=str(f), got=type(exc).__name__, fix="re-run the importer"
             ) from None
+    notes_file = root / "notices.txt"
+    notices = ()
+    if notes_file.exists():
+        notices = tuple(line for line in notes_file.read_text(encoding="utf-8").splitlines() if line.strip())
     try:
-        return Dataset.build(frames["items"], frames["judgments"], frames["declarations"])
+        return Dataset.build(frames["items"], frames["judgments"], frames["declarations"], notices=notices)
     except CAPInputError as err:
         raise err.with_file(str(root)) from None
