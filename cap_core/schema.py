@@ -201,6 +201,23 @@ def _suggest(name: str, allowed: Iterable[str]) -> str | None:
     return None
 
 
+def _raise_first(
+    df: pl.DataFrame, bad_rows: pl.Expr, problem: str, *, file: str | None, column: str, expected: str, fix: str
+) -> None:
+    """Raise :class:`CAPInputError` for the first row matching ``bad_rows``, if any."""
+    bad = df.with_row_index("_row").filter(bad_rows)
+    if bad.height:
+        raise CAPInputError(
+            problem,
+            file=file,
+            row=int(bad["_row"][0]) + 1,
+            column=column,
+            expected=expected,
+            got=bad[column][0],
+            fix=fix,
+        )
+
+
 def _check_nonempty(df: pl.DataFrame, table: str, file: str | None) -> None:
     if df.height == 0:
         raise CAPInputError(
@@ -407,19 +424,15 @@ def validate_judgments(
         "map verdicts back to the original responses and write unreadable ones as 'unparsed'",
     )
     if "rationale_supported" in df.columns:
-        bad = df.with_row_index("_row").filter(
-            pl.col("rationale_supported").is_not_null() & ~pl.col("rationale_supported").is_in([0, 1])
+        _raise_first(
+            df,
+            pl.col("rationale_supported").is_not_null() & ~pl.col("rationale_supported").is_in([0, 1]),
+            "rationale_supported outside the allowed set in the judgments table",
+            file=file,
+            column="rationale_supported",
+            expected="0, 1 or empty",
+            fix="write 1 when the evaluator found the rationale supports the verdict, 0 otherwise",
         )
-        if bad.height:
-            raise CAPInputError(
-                "rationale_supported outside the allowed set in the judgments table",
-                file=file,
-                row=int(bad["_row"][0]) + 1,
-                column="rationale_supported",
-                expected="0, 1 or empty",
-                got=bad["rationale_supported"][0],
-                fix="write 1 when the evaluator found the rationale supports the verdict, 0 otherwise",
-            )
     for col, dtype in JUDGMENTS_SCHEMA.items():
         if col not in df.columns:
             df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
@@ -482,17 +495,15 @@ def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFra
     _check_allowed(df, "metric", METRICS, "profile", file, "use a documented CAP metric name")
     # surface_gap is a difference of two percentages and may be negative
     low = pl.when(pl.col("metric") == "surface_gap").then(-100.0).otherwise(0.0)
-    bad = df.with_row_index("_row").filter((pl.col("value") < low) | (pl.col("value") > 100))
-    if bad.height:
-        raise CAPInputError(
-            "profile value outside 0-100 percent",
-            file=file,
-            row=int(bad["_row"][0]) + 1,
-            column="value",
-            expected="a percentage between 0 and 100",
-            got=bad["value"][0],
-            fix="write values in percent, not as proportions",
-        )
+    _raise_first(
+        df,
+        (pl.col("value") < low) | (pl.col("value") > 100),
+        "profile value outside 0-100 percent",
+        file=file,
+        column="value",
+        expected="a percentage between 0 and 100",
+        fix="write values in percent, not as proportions",
+    )
     return df
 
 
