@@ -25,7 +25,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synth import make_dataset  # noqa: E402
-from cap_core.condition_units import CellCollector, add_cells, build_grid  # noqa: E402
+from cap_core.condition_units import Cells, add_cells, load_units  # noqa: E402
 from cap_core.conditions import compute_profile  # noqa: E402
 from cap_core.coverage import plan_benchmark  # noqa: E402
 
@@ -37,15 +37,13 @@ def unit_vectors(ds):
         jb = ds.judgments.filter(pl.col("benchmark") == bench)
         judges = sorted(jb["judge"].unique().to_list())
         orders = tuple(o for o in ("AB", "BA") if o in set(jb["order"].to_list()))
-        grid, _ = build_grid(ds, bench, judges, orders)
-        cells = CellCollector(len(judges))
-        add_cells(cells, grid, plan_benchmark(ds, bench), orders, ["all"], bench)
-        u = cells.arrays()
-        keep = u["den"] > 0
-        cell, vals = u["cell"][keep], u["num"][keep] / u["den"][keep]
-        for key, t in cells.types.items():
+        u = load_units(ds, bench, judges, orders)
+        cells = Cells(len(judges), u.n_base, keep_units=True)
+        add_cells(cells, u, plan_benchmark(ds, bench), orders, ["all"], bench)
+        for key, (_, num, den) in cells.units.items():
             for j, judge in enumerate(judges):
-                out[(judge, bench, key[0], key[1])] = vals[cell == t * len(judges) + j]
+                keep = den[j] > 0
+                out[(judge, bench, key[0], key[1])] = num[j][keep] / den[j][keep]
     return out
 
 

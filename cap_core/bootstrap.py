@@ -20,13 +20,34 @@ all ``K`` cells are ``(W @ num) / (W @ den)``: no Python loop over resamples.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 
 import numpy as np
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["resample_counts", "percentile_interval", "ratio_replicates", "check_bootstrap_args"]
+__all__ = ["resample_counts", "stratified_counts", "percentile_interval", "ratio_replicates", "check_bootstrap_args"]
+
+
+def _one_blas_thread():
+    """Context that runs BLAS single-threaded.
+
+    The products here are small (about a thousand rows); with two cores shared with
+    other work, a multi-threaded BLAS waits for a busy core and runs several times
+    slower than one thread. Without ``threadpoolctl`` this is a no-op.
+    """
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+            _CONTROLLER = ThreadpoolController()
+        except ImportError:  # optional speed-up only
+            _CONTROLLER = False
+    return _CONTROLLER.limit(limits=1, user_api="blas") if _CONTROLLER else contextlib.nullcontext()
+
+
+_CONTROLLER = None
 
 
 def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> None:
@@ -64,8 +85,8 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
         )
 
 
-def resample_counts(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
-    """Multinomial resample counts over ``n_units`` bootstrap units.
+def resample_counts(n_units: int, n_resamples: int, seed: int, strata: np.ndarray | None = None) -> np.ndarray:
+    """Multinomial resample counts over ``n_units`` bootstrap units, optionally stratified.
 
     Parameters
     ----------
@@ -75,43 +96,84 @@ def resample_counts(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
         Number of bootstrap resamples ``B``, ``>= 1``.
     seed : int
         Seed for ``numpy.random.default_rng``; equal seeds give equal counts.
+    strata : numpy.ndarray, optional
+        Shape ``(n_units,)`` integer stratum label of every unit. Without it all
+        units form one stratum.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_resamples, n_units)``, dtype int64. Row ``r`` counts how often
-        each unit is drawn when ``n_units`` units are drawn with replacement, so
-        every row sums to ``n_units``.
+        Shape ``(n_resamples, n_units)``, dtype int64. Within each stratum of ``m``
+        units, row ``r`` counts how often each unit is drawn when ``m`` units are
+        drawn with replacement from that stratum (an exact multinomial with equal
+        probabilities), so each row's sum over a stratum is that stratum's size.
+        Draw order (fixed, so a plain loop can reproduce it): strata in ascending
+        label order; for a stratum with units ``u_0 < ... < u_{m-1}``,
+        ``rng.integers(0, m, size=(n_resamples, m))`` gives the drawn positions.
+        With one stratum this is ``rng.integers(0, n_units, size=(B, n_units))``.
 
     Raises
     ------
     CAPInputError
-        Negative or non-integer ``n_units``; bad ``n_resamples`` or ``seed``.
+        Negative or non-integer ``n_units``; bad ``n_resamples`` or ``seed``;
+        ``strata`` of the wrong shape.
     """
     check_bootstrap_args(n_resamples, seed, 0.95)
     if isinstance(n_units, bool) or not isinstance(n_units, numbers.Integral) or n_units < 0:
         raise CAPInputError(
             "n_units must be a non-negative integer", column="n_units", expected="an integer >= 0", got=n_units
         )
-    n, b = int(n_units), int(n_resamples)
+    if strata is not None and np.shape(strata) != (int(n_units),):
+        raise CAPInputError("strata must hold one label per unit", column="strata",
+                            expected=f"shape ({int(n_units)},)", got=np.shape(strata))
+    counts, perm = stratified_counts(int(n_units), int(n_resamples), int(seed), strata)
+    out = np.empty_like(counts)
+    out[:, perm] = counts
+    return out
+
+
+def stratified_counts(n: int, b: int, seed: int, strata: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of :func:`resample_counts` with units permuted so strata are contiguous.
+
+    Returns ``(counts, perm)``: ``counts[:, k]`` is the count of unit ``perm[k]``
+    (``perm`` sorts units by stratum, stably). Arguments are not validated (internal
+    fast path; callers permute their per-unit matrices by ``perm`` instead of the
+    counts).
+    """
+    if strata is None or n == 0:
+        perm, sizes = np.arange(n), [n]
+    else:
+        lab = np.asarray(strata)
+        perm = np.argsort(lab, kind="stable")
+        sizes = np.unique(lab, return_counts=True)[1].tolist()
     if n == 0:
-        return np.zeros((b, 0), dtype=np.int64)
-    rng = np.random.default_rng(int(seed))
-    draws = rng.integers(0, n, size=(b, n), dtype=np.int64)
-    draws += np.arange(b, dtype=np.int64)[:, None] * n
-    return np.bincount(draws.ravel(), minlength=b * n).reshape(b, n)
+        return np.zeros((b, 0), dtype=np.int64), perm
+    rng = np.random.default_rng(seed)
+    draws = np.empty((b, n), dtype=np.int64)
+    rows = np.arange(b, dtype=np.int64)[:, None] * n
+    start = 0
+    for m in sizes:
+        np.add(rng.integers(0, m, size=(b, m), dtype=np.int64), rows + start, out=draws[:, start:start + m])
+        start += m
+    return np.bincount(draws.ravel(), minlength=b * n).reshape(b, n), perm
 
 
-def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray,
+                     den_index: np.ndarray | None = None) -> np.ndarray:
     """Bootstrap replicates of ratio-of-sums statistics under shared counts.
 
     Parameters
     ----------
     counts : numpy.ndarray
         Shape ``(B, n_units)``, from :func:`resample_counts`.
-    num, den : numpy.ndarray
-        Shape ``(n_units, K)``: per-unit numerator and denominator sums of ``K``
-        cells (a unit with no data for a cell has ``den == 0``).
+    num : numpy.ndarray
+        Shape ``(n_units, K)``: per-unit numerator sums of ``K`` cells.
+    den : numpy.ndarray
+        Shape ``(n_units, K)``, or ``(n_units, D)`` with ``den_index``: per-unit
+        denominator sums (a unit with no data for a cell has ``den == 0``).
+    den_index : numpy.ndarray, optional
+        Shape ``(K,)``: column of ``den`` used by each cell, so cells sharing a
+        denominator (e.g. all judges on one item set) share one column.
 
     Returns
     -------
@@ -122,8 +184,11 @@ def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray) -> np
         indicators).
     """
     w = np.asarray(counts, dtype=np.float64)
-    top = w @ np.asarray(num, dtype=np.float64)
-    bottom = w @ np.asarray(den, dtype=np.float64)
+    with _one_blas_thread():
+        top = w @ np.asarray(num, dtype=np.float64)
+        bottom = w @ np.asarray(den, dtype=np.float64)
+    if den_index is not None:
+        bottom = bottom[:, np.asarray(den_index, dtype=np.int64)]
     out = np.full(top.shape, np.nan)
     np.divide(top, bottom, out=out, where=bottom > 0)
     return out
@@ -157,18 +222,44 @@ def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int =
     check_bootstrap_args(1, 0, level)
     reps = np.moveaxis(np.asarray(replicates, dtype=np.float64), axis, 0)
     alpha = (1.0 - float(level)) / 2.0
-    return _nan_quantile(reps, alpha), _nan_quantile(reps, 1.0 - alpha)
+    low, high = _nan_quantiles(reps.reshape(reps.shape[0], -1), (alpha, 1.0 - alpha))
+    return low.reshape(reps.shape[1:]), high.reshape(reps.shape[1:])
 
 
-def _nan_quantile(x: np.ndarray, q: float) -> np.ndarray:
-    """Quantile along axis 0 ignoring NaN, numpy's default "linear" rule, without a per-column loop."""
-    srt = np.sort(x, axis=0)  # NaN sorts last
-    n = np.sum(~np.isnan(x), axis=0)
-    pos = q * np.maximum(n - 1, 0)
-    lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
-    a = np.take_along_axis(srt, lo[None, ...], axis=0)[0]
-    b = np.take_along_axis(srt, hi[None, ...], axis=0)[0]
-    t = pos - lo
-    out = np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)
-    return np.where(n > 0, out, np.nan)
+def _nan_quantiles(x: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """Quantiles along axis 0 of a 2-D array ignoring NaN, numpy's default "linear" rule.
+
+    Columns without NaN only need a few order statistics, found with one
+    ``np.partition``; columns holding NaN are sorted (NaN sorts last) and indexed by
+    their own count of finite values. No per-column Python loop.
+    """
+    b, k = x.shape
+    outs = [np.full(k, np.nan) for _ in qs]
+    if b == 0 or k == 0:
+        return outs
+    has_nan = np.isnan(x).any(axis=0)
+    full = np.flatnonzero(~has_nan)
+    if full.size:
+        los = [int(np.floor(q * (b - 1))) for q in qs]
+        kth = sorted({i for lo in los for i in (lo, min(lo + 1, b - 1))})
+        part = np.partition(x[:, full] if full.size < k else x, kth, axis=0)
+        for out, q, lo in zip(outs, qs, los):
+            out[full] = _lerp(part[lo], part[min(lo + 1, b - 1)], q * (b - 1) - lo)
+    some = np.flatnonzero(has_nan)
+    if some.size:
+        sub = x[:, some]
+        srt = np.sort(sub, axis=0)
+        n = np.sum(~np.isnan(sub), axis=0)
+        for out, q in zip(outs, qs):
+            pos = q * np.maximum(n - 1, 0)
+            lo = np.floor(pos).astype(np.int64)
+            hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+            a = np.take_along_axis(srt, lo[None, :], axis=0)[0]
+            c = np.take_along_axis(srt, hi[None, :], axis=0)[0]
+            out[some] = np.where(n > 0, _lerp(a, c, pos - lo), np.nan)
+    return outs
+
+
+def _lerp(a, b, t):
+    """numpy's linear interpolation between neighbouring order statistics."""
+    return np.where(t >= 0.5, b - (b - a) * (1.0 - t), a + (b - a) * t)

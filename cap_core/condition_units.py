@@ -1,147 +1,199 @@
-"""Per-unit tables behind :func:`cap_core.conditions.compute_profile`.
+"""Per-unit arrays behind :func:`cap_core.conditions.compute_profile`.
 
-Builds, for one benchmark, the (judge x item) verdict grid with polars joins and the
-per-unit numerator / denominator / excluded rows of every condition cell. The rules
-are documented in :mod:`cap_core.conditions`; this module only implements them.
+For one benchmark, a few polars operations turn the items and judgments tables into
+dense numpy arrays (verdict codes of shape ``(n_orders, n_judges, n_items)``, gold
+codes, evaluated rationales, base-item index and bootstrap stratum of every item),
+and item selections (subsets, planted failure types, paired presentations) come
+from one ``select`` over the items table. Every condition cell is then a vectorised
+numpy expression over all judges at once. The rules are documented in
+:mod:`cap_core.conditions`; this module only implements them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
-from cap_core.coverage import CellPlan, reference_variant
+from cap_core.coverage import reference_variant
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 
-_OK, _PARSED = ["A", "B"], ["A", "B", "tie"]
+#: Verdict codes in the dense arrays (``-1`` = no judgment row).
+A, B, TIE, OTHER, MISSING = 0, 1, 2, 3, -1
+_STRATA_COLUMNS = ("subset", "failure_type", "variant")
 
 
-def _correct(col: str) -> pl.Expr:
-    return (pl.col(col) == pl.col("gold")).fill_null(False)
+@dataclass
+class BenchUnits:
+    """Dense verdict arrays of one benchmark.
 
-
-def _bad(col: str) -> pl.Expr:
-    return ~pl.col(col).is_in(_OK).fill_null(False)
-
-
-def _consistent(a: str, b: str) -> pl.Expr:
-    return ((pl.col(a) == pl.col(b)) & pl.col(a).is_in(_PARSED) & pl.col(b).is_in(_PARSED)).fill_null(False)
-
-
-def _mean(exprs: list[pl.Expr]) -> pl.Expr:
-    return pl.sum_horizontal([e.cast(pl.Float64) for e in exprs]) / len(exprs)
-
-
-def _any(exprs: list[pl.Expr]) -> pl.Expr:
-    return pl.any_horizontal(exprs)
-
-
-def build_grid(ds: Dataset, bench: str, judges: list[str], orders: tuple[str, ...]) -> tuple[pl.DataFrame, int]:
-    """(judge x item) frame with verdicts per order; returns it and the number of base items."""
-    items = ds.items.filter(pl.col("benchmark") == bench)
-    bases = items.select("base_item_id").unique().sort("base_item_id").with_row_index("base_idx")
-    items = items.join(bases, on="base_item_id", how="left", validate="m:1")
-    jf = pl.DataFrame({"judge": judges}).with_row_index("judge_idx")
-    grid = jf.join(items, how="cross")
-    jb = ds.judgments.filter(pl.col("benchmark") == bench)
-    for o in orders:
-        part = jb.filter(pl.col("order") == o).select("judge", "item_id", pl.col("verdict").alias(f"v_{o}"),
-                                                       pl.col("rationale_supported").alias(f"rs_{o}"))
-        grid = grid.join(part, on=["judge", "item_id"], how="left", validate="1:1")
-    return grid, bases.height
-
-
-class CellCollector:
-    """Collects the per-unit rows of every cell; cell index = type * n_judges + judge.
-
-    Each :meth:`add` records expressions over a frame; :meth:`arrays` evaluates all
-    expressions of one frame in a single lazy ``select`` and returns numpy arrays.
+    ``items``: the benchmark's items with ``idx`` (row) and ``base_idx`` (rank of
+    ``base_item_id``); ``v``: order -> int8 codes ``(n_judges, n_items)``; ``gold``:
+    ``(n_items,)`` codes; ``rs``: ``(n_judges, n_items)`` rationale_supported of the
+    first order (-1 when null or missing); ``base``: ``(n_items,)`` base index;
+    ``strata``: ``(n_base,)`` stratum label of every base item.
     """
 
-    def __init__(self, n_judges: int):
-        self.J, self.types, self.specs = n_judges, {}, []
+    items: pl.DataFrame
+    v: dict[str, np.ndarray]
+    gold: np.ndarray
+    rs: np.ndarray
+    base: np.ndarray
+    n_base: int
+    strata: np.ndarray
 
-    def add(self, key: tuple, frame: pl.DataFrame, num: pl.Expr, den: pl.Expr, excl: pl.Expr,
-            where: pl.Expr | None = None) -> None:
-        t = self.types.setdefault(key, len(self.types))
-        self.specs.append((t, frame, num, den, excl, pl.lit(True) if where is None else where))
+
+def _code(col: str) -> pl.Expr:
+    c = pl.col(col)
+    return pl.when(c == "A").then(A).when(c == "B").then(B).when(c == "tie").then(TIE).otherwise(OTHER).cast(pl.Int8)
+
+
+def load_units(ds: Dataset, bench: str, judges: list[str], orders: tuple[str, ...],
+               strata_extra: tuple[str, ...] = ()) -> BenchUnits:
+    """Dense arrays of one benchmark for the given judges and orders (see :class:`BenchUnits`).
+
+    Strata: base items with the same set of (``subset``, ``failure_type``,
+    ``variant``, ``strata_extra`` columns) over their items share a stratum.
+    """
+    items = (ds.items.filter(pl.col("benchmark") == bench).with_row_index("idx")
+             .with_columns((pl.col("base_item_id").rank("dense") - 1).cast(pl.Int64).alias("base_idx")))
+    n, nj = items.height, len(judges)
+    jrs = pl.col("rationale_supported") if "rationale_supported" in ds.judgments.columns else pl.lit(None)
+    jb = (ds.judgments.lazy().filter((pl.col("benchmark") == bench) & pl.col("judge").is_in(judges))
+          .join(items.lazy().select("item_id", "idx"), on="item_id", how="inner")
+          .select(pl.col("judge").replace_strict(judges, list(range(nj)), return_dtype=pl.Int64).alias("j"),
+                  pl.col("idx").cast(pl.Int64), pl.col("order"), _code("verdict").alias("code"),
+                  jrs.cast(pl.Int8).fill_null(-1).alias("rs"))
+          .collect())
+    j, i, code, rs_all = (jb[c].to_numpy() for c in ("j", "idx", "code", "rs"))
+    order = jb["order"].to_numpy()
+    v = {}
+    for o in orders:
+        m = order == o
+        v[o] = np.full((nj, n), MISSING, dtype=np.int8)
+        v[o][j[m], i[m]] = code[m]
+    rs = np.full((nj, n), -1, dtype=np.int8)
+    first = order == orders[0]
+    rs[j[first], i[first]] = rs_all[first]
+    cols = [c for c in dict.fromkeys(_STRATA_COLUMNS + tuple(strata_extra)) if c in items.columns]
+    key = pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in cols], separator="\x1f")
+    per_base = (items.group_by("base_idx").agg(key.unique().sort().str.join("\x1e").alias("k"))
+                .sort("base_idx").with_columns(pl.col("k").rank("dense").alias("s")))
+    return BenchUnits(items, v, items.select(_code("gold").alias("g"))["g"].to_numpy(), rs,
+                      items["base_idx"].to_numpy(), per_base.height, per_base["s"].to_numpy())
+
+
+class Cells:
+    """Per-base numerator / denominator sums of every cell; cell index = type * n_judges + judge.
+
+    :meth:`add` takes one cell type for all judges: unit base indices ``(m,)`` and
+    numerator, denominator (``None`` = 1 per unit, shared by all judges) and
+    excluded indicators of shape ``(n_judges, m)``.
+    """
+
+    def __init__(self, n_judges: int, n_base: int, keep_units: bool = False):
+        self.J, self.n_base, self.types = n_judges, n_base, {}
+        self.num, self.den, self.den_col, self.totals = [], [], [], []
+        self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
+
+    def _per_base(self, base: np.ndarray, x: np.ndarray) -> np.ndarray:
+        flat = (np.arange(self.J)[:, None] * self.n_base + base[None, :]).ravel()
+        return np.bincount(flat, weights=x.ravel(), minlength=self.J * self.n_base).reshape(self.J, self.n_base)
+
+    def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray) -> None:
+        self.types[key] = len(self.types)
+        num = num.astype(np.float64)
+        if self.units is not None:
+            self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
+        self.num.append(self._per_base(base, num).T)
+        if den is None:
+            self.den.append(np.bincount(base, minlength=self.n_base).astype(np.float64)[:, None])
+            self.den_col += [len(self.den) - 1] * self.J
+            tot_den = np.full(self.J, float(base.size))
+        else:
+            den = den.astype(np.float64)
+            self.den.append(self._per_base(base, den).T)
+            start = sum(d.shape[1] for d in self.den[:-1])
+            self.den_col += list(range(start, start + self.J))
+            tot_den = den.sum(axis=1)
+        self.totals.append((num.sum(axis=1), tot_den, excl.sum(axis=1).astype(np.float64)))
 
     def idx(self, key: tuple, j: int) -> int:
         return self.types[key] * self.J + j
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Concatenated ``cell``, ``base``, ``num``, ``den``, ``excl`` arrays (one entry per unit row)."""
-        groups: dict[int, tuple[pl.DataFrame, list]] = {}
-        for spec in self.specs:
-            groups.setdefault(id(spec[1]), (spec[1], []))[1].append(spec)
-        parts: dict[str, list] = {k: [] for k in ("cell", "base", "num", "den", "excl")}
-        for frame, specs in groups.values():
-            exprs = [pl.col("judge_idx").cast(pl.Int64), pl.col("base_idx").cast(pl.Int64)]
-            for i, (_, _, num, den, excl, where) in enumerate(specs):
-                exprs += [num.cast(pl.Float64).alias(f"n{i}"), den.cast(pl.Float64).alias(f"d{i}"),
-                          excl.cast(pl.Float64).alias(f"e{i}"), where.fill_null(False).alias(f"w{i}")]
-            got = frame.lazy().select(exprs).collect()
-            judge, base = got["judge_idx"].to_numpy(), got["base_idx"].to_numpy()
-            for i, (t, *_rest) in enumerate(specs):
-                w = got[f"w{i}"].to_numpy()
-                if w.shape != judge.shape:  # a literal True broadcasts to one row
-                    w = np.broadcast_to(w, judge.shape)
-                parts["cell"].append(judge[w] + t * self.J)
-                parts["base"].append(base[w])
-                for k, c in (("num", "n"), ("den", "d"), ("excl", "e")):
-                    arr = got[f"{c}{i}"].to_numpy()
-                    parts[k].append(np.broadcast_to(arr, judge.shape)[w])
-        return {k: np.concatenate(v) if v else np.zeros(0) for k, v in parts.items()}
+    def matrices(self):
+        """``num (n_base, K)``, ``den (n_base, D)``, ``den_col (K,)`` (column of ``den`` per cell) and
+        per-cell totals ``num, den, excl`` of shape ``(K,)``."""
+        if not self.num:
+            z = np.zeros((self.n_base, 0))
+            return z, z, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0)
+        tn, td, te = (np.concatenate(t) for t in zip(*self.totals))
+        return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tn, td, te
 
 
-def _paired(grid: pl.DataFrame, plan: CellPlan, orders: tuple[str, ...], bench: str) -> pl.DataFrame:
-    cols = ["judge_idx", "base_item_id", "base_idx", "gold"] + [f"v_{o}" for o in orders]
-    sides = {}
-    for side, vals in (("r", plan.reference), ("t", plan.values)):
-        part = grid.filter(pl.col("variant").is_in(list(vals)) & (pl.col("judge_idx") == 0))
-        if part.select("base_item_id").is_duplicated().any():
+def _paired(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    sides = []
+    for vals in (reference, values):
+        part = u.items.filter(pl.col("variant").is_in(list(vals))).select("base_idx", "base_item_id", "idx")
+        dup = part.filter(pl.col("base_item_id").is_duplicated())
+        if dup.height:
             raise CAPInputError(
                 f"a base item has more than one {'/'.join(vals)} item", file=bench, column="variant",
-                expected="at most one item per base item and variant", got=part.filter(pl.col("base_item_id").is_duplicated())["base_item_id"][0],
+                expected="at most one item per base item and variant", got=dup["base_item_id"][0],
                 fix="give each presentation variant of a base item its own variant name",
             )
-        sides[side] = grid.filter(pl.col("variant").is_in(list(vals))).select(
-            [pl.col(c).alias(f"{side}_{c}") if c not in ("judge_idx", "base_item_id", "base_idx") else pl.col(c) for c in cols])
-    return sides["r"].join(sides["t"].drop("base_idx"), on=["judge_idx", "base_item_id"], how="inner", validate="1:1")
+        sides.append(part.drop("base_item_id"))
+    pr = sides[0].join(sides[1], on="base_idx", how="inner", suffix="_t")
+    return pr["base_idx"].to_numpy(), pr["idx"].to_numpy(), pr["idx_t"].to_numpy()
 
 
-def add_cells(cells: CellCollector, grid, plans, orders, subsets, bench) -> None:
-    """Register the unit rows of every measurable cell of one benchmark (rules: conditions module)."""
-    first = orders[0]
-    v = [f"v_{o}" for o in orders]
-    pa, pa_bad = _mean([_correct(c) for c in v]), _any([_bad(c) for c in v])
-    one = pl.lit(1.0)
-    ref = reference_variant(grid)
+def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench) -> None:
+    """Register every measurable cell of one benchmark (rules: conditions module)."""
+    correct = {o: u.v[o] == u.gold[None, :] for o in orders}
+    bad = {o: (u.v[o] < 0) | (u.v[o] > B) for o in orders}
+
+    def consistent(a, b):
+        return (a == b) & (a >= 0) & (a <= TIE)
+
+    pa = sum(correct[o].astype(np.float64) for o in orders) / len(orders)
+    pa_bad = np.logical_or.reduce([bad[o] for o in orders])
+    ref = reference_variant(u.items)
     pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
+    sel = {}
     for s in subsets:
-        w = None if s == "all" else (pl.col("subset") == s)
-        cells.add(("overall", "pa", s), grid, pa, one, pa_bad, w)
-        if plans["C7"].kind == "position":
-            both = _any([_bad("v_AB"), _bad("v_BA")])
-            cells.add(("C7", "strict", s), grid, _correct("v_AB") & _correct("v_BA"), one, both, w)
-            cells.add(("C7", "consistency", s), grid, _consistent("v_AB", "v_BA"), one, both, w)
-    for cond in ("C1", "C2", "C3", "C4"):
-        p = plans[cond]
+        sel[("s", s)] = pl.lit(True) if s == "all" else (pl.col("subset") == s)
+    for cond, p in plans.items():
         if p.kind == "content":
-            cells.add((cond, "pa", "all"), grid, pa, one, pa_bad, pool & pl.col(p.column).is_in(list(p.values)))
-    for cond in ("C5", "C6"):
-        p = plans[cond]
-        if p.kind == "subset_gap":
-            cells.add((cond, "pa", "all"), grid, pa, one, pa_bad, pool & pl.col("subset").is_in(list(p.values)))
-            cells.add((cond, "natural_pa", "all"), grid, pa, one, pa_bad, pool & pl.col("subset").is_in(list(p.reference)))
+            sel[(cond, "pa")] = pool & pl.col(p.column).is_in(list(p.values))
+        elif p.kind == "subset_gap":
+            sel[(cond, "pa")] = pool & pl.col("subset").is_in(list(p.values))
+            sel[(cond, "natural_pa")] = pool & pl.col("subset").is_in(list(p.reference))
+    names = {k: f"m{i}" for i, k in enumerate(sel)}
+    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])
+    idx = {k: np.flatnonzero(np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,))) for k in sel}
+    for s in subsets:
+        it = idx[("s", s)]
+        cells.add(("overall", "pa", s), u.base[it], pa[:, it], None, pa_bad[:, it])
+        if plans["C7"].kind == "position":
+            ab, ba = u.v["AB"][:, it], u.v["BA"][:, it]
+            both = bad["AB"][:, it] | bad["BA"][:, it]
+            cells.add(("C7", "strict", s), u.base[it], correct["AB"][:, it] & correct["BA"][:, it], None, both)
+            cells.add(("C7", "consistency", s), u.base[it], consistent(ab, ba), None, both)
+    for cond, p in plans.items():
+        if p.kind in ("content", "subset_gap"):
+            for metric in ("pa", "natural_pa") if p.kind == "subset_gap" else ("pa",):
+                it = idx[(cond, metric)]
+                cells.add((cond, metric, "all"), u.base[it], pa[:, it], None, pa_bad[:, it])
         elif p.kind == "paired":
-            pr = _paired(grid, p, orders, bench)
-            both_ok = [(pl.col(f"r_v_{o}") == pl.col("r_gold")) & (pl.col(f"t_v_{o}") == pl.col("t_gold")) for o in orders]
-            bad = _any([~pl.col(f"{x}_v_{o}").is_in(_OK).fill_null(False) for o in orders for x in "rt"])
-            cells.add((cond, "strict", "all"), pr, _mean([e.fill_null(False) for e in both_ok]), one, bad)
-            cells.add((cond, "consistency", "all"), pr, _mean([_consistent(f"r_v_{o}", f"t_v_{o}") for o in orders]), one, bad)
+            base, r, t = _paired(u, p.reference, p.values, bench)
+            strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
+            cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
+            nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
+            cells.add((cond, "strict", "all"), base, strict, None, nb)
+            cells.add((cond, "consistency", "all"), base, cons, None, nb)
     if plans["C8"].kind == "rationale":
-        ok, rs = _correct(f"v_{first}"), pl.col(f"rs_{first}")
-        cells.add(("C8", "supported", "all"), grid, (ok & (rs == 1)).fill_null(False), ok & rs.is_not_null(), ok & rs.is_null())
-        cells.add(("C8", "acc", "all"), grid, ok, one, _bad(f"v_{first}"))
+        ok, rs = correct[orders[0]], u.rs
+        cells.add(("C8", "supported", "all"), u.base, ok & (rs == 1), ok & (rs >= 0), ok & (rs < 0))
+        cells.add(("C8", "acc", "all"), u.base, ok, None, bad[orders[0]])

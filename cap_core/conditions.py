@@ -47,8 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import check_bootstrap_args, percentile_interval, ratio_replicates, resample_counts
-from cap_core.condition_units import CellCollector, add_cells, build_grid
+from cap_core.bootstrap import check_bootstrap_args, percentile_interval, ratio_replicates, stratified_counts
+from cap_core.condition_units import Cells, add_cells, load_units
 from cap_core.coverage import CellPlan, describe_plan, plan_benchmark
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
@@ -169,22 +169,18 @@ def _benchmark_profile(ds: Dataset, bench: str, judges_sel: list[str], n_resampl
         return [], np.zeros((n_resamples, 0))
     orders = tuple(o for o in ("AB", "BA") if o in set(jb.get_column("order").unique().to_list()))
     plans = plan_benchmark(ds, bench)
-    grid, n_base = build_grid(ds, bench, judges, orders)
+    extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
+    u = load_units(ds, bench, judges, orders, extra)
     subsets = ["all"]
     if by_subset:
-        subsets += sorted(s for s in grid.get_column("subset").unique().to_list() if s != "all")
-    cells = CellCollector(len(judges))
-    add_cells(cells, grid, plans, orders, subsets, bench)
-    units = cells.arrays()
-    k_tot = len(cells.types) * len(judges)
-    cell = units["cell"]
-    flat = units["base"] * k_tot + cell
-    mats = {c: np.bincount(flat, weights=units[c], minlength=n_base * k_tot).reshape(n_base, k_tot) for c in ("num", "den")}
-    tot_num, tot_den = mats["num"].sum(axis=0), mats["den"].sum(axis=0)
-    tot_excl = np.bincount(cell, weights=units["excl"], minlength=k_tot)
+        subsets += sorted(s for s in u.items.get_column("subset").unique().to_list() if s != "all")
+    cells = Cells(len(judges), u.n_base)
+    add_cells(cells, u, plans, orders, subsets, bench)
+    num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
-    reps = 100.0 * ratio_replicates(resample_counts(n_base, n_resamples, seed), mats["num"], mats["den"])
+    counts, perm = stratified_counts(u.n_base, n_resamples, seed, u.strata)
+    reps = 100.0 * ratio_replicates(counts, num[perm], den[perm], den_col)
     rows, cols = [], []
     nan_col = np.full(n_resamples, np.nan)
     for j, judge in enumerate(judges):
