@@ -12,6 +12,10 @@ Verbs
 ``coverage --data DIR --out FILE.csv``
     Write the benchmark × condition coverage matrix.
 
+Further verbs come from the modules listed in :data:`EXTENSIONS`; each defines
+``register(subparsers)`` that adds its parsers and sets ``handler=<function(args) -> str>``
+with ``set_defaults``.
+
 Exit codes: 0 success, 2 bad input (a one-line message on stderr naming the file,
 row, column, what was expected and how to fix it), 1 unexpected failure.
 """
@@ -19,13 +23,17 @@ row, column, what was expected and how to fix it), 1 unexpected failure.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXTENSIONS"]
+
+#: Modules adding further verbs (each exposes ``register(subparsers)``).
+EXTENSIONS: tuple[str, ...] = ()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     cv = sub.add_parser("coverage", help="write the coverage matrix")
     cv.add_argument("--data", type=Path, required=True)
     cv.add_argument("--out", type=Path, required=True)
+
+    for verb, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv)):
+        parser.set_defaults(handler=_VERBS[verb])
+    for module in EXTENSIONS:
+        importlib.import_module(module).register(sub)
     return p
 
 
@@ -136,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 unexpected)."""
     args = build_parser().parse_args(argv)
     try:
-        print(_VERBS[args.verb](args))
+        print(args.handler(args))
     except CAPInputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
