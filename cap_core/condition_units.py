@@ -50,39 +50,67 @@ def _code(col: str) -> pl.Expr:
     return pl.when(c == "A").then(A).when(c == "B").then(B).when(c == "tie").then(TIE).otherwise(OTHER).cast(pl.Int8)
 
 
-def load_units(ds: Dataset, bench: str, judges: list[str], orders: tuple[str, ...],
-               strata_extra: tuple[str, ...] = ()) -> BenchUnits:
-    """Dense arrays of one benchmark for the given judges and orders (see :class:`BenchUnits`).
+def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
+    """Index items and code judgments of every benchmark in one pass.
 
-    Strata: base items with the same set of (``subset``, ``failure_type``,
-    ``variant``, ``strata_extra`` columns) over their items share a stratum.
+    Returns two dicts keyed by ``(benchmark,)``: items with ``idx`` (row within the
+    benchmark) and ``base_idx`` (dense rank of ``base_item_id`` within the benchmark,
+    so base items are sorted), and coded judgments of the given judges with ``g``
+    (position in ``judges``), ``idx``, ``o`` (0 = AB, 1 = BA), ``code`` (verdict code)
+    and ``rs`` (rationale_supported, -1 when null).
     """
-    items = (ds.items.filter(pl.col("benchmark") == bench).with_row_index("idx")
-             .with_columns((pl.col("base_item_id").rank("dense") - 1).cast(pl.Int64).alias("base_idx")))
-    n, nj = items.height, len(judges)
+    items = ds.items.lazy().with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
+        (pl.col("base_item_id").rank("dense").over("benchmark") - 1).cast(pl.Int64).alias("base_idx"),
+    )
     jrs = pl.col("rationale_supported") if "rationale_supported" in ds.judgments.columns else pl.lit(None)
-    jb = (ds.judgments.lazy().filter((pl.col("benchmark") == bench) & pl.col("judge").is_in(judges))
-          .join(items.lazy().select("item_id", "idx"), on="item_id", how="inner")
-          .select(pl.col("judge").replace_strict(judges, list(range(nj)), return_dtype=pl.Int64).alias("j"),
-                  pl.col("idx").cast(pl.Int64), pl.col("order"), _code("verdict").alias("code"),
-                  jrs.cast(pl.Int8).fill_null(-1).alias("rs"))
-          .collect())
-    j, i, code, rs_all = (jb[c].to_numpy() for c in ("j", "idx", "code", "rs"))
-    order = jb["order"].to_numpy()
+    coded = (ds.judgments.lazy().filter(pl.col("judge").is_in(judges))
+             .join(items.select("benchmark", "item_id", "idx"), on=["benchmark", "item_id"], how="inner")
+             .select("benchmark",
+                     pl.col("judge").replace_strict(judges, list(range(len(judges))), return_dtype=pl.Int64).alias("g"),
+                     "idx", (pl.col("order") == "BA").cast(pl.Int8).alias("o"), _code("verdict").alias("code"),
+                     jrs.cast(pl.Int8).fill_null(-1).alias("rs")))
+    items_df, coded_df = pl.collect_all([items, coded])
+    return items_df.partition_by("benchmark", as_dict=True), coded_df.partition_by("benchmark", as_dict=True)
+
+
+def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
+               strata_extra: tuple[str, ...] = ()) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
+    """Dense arrays of one benchmark from :func:`prepare` output.
+
+    Returns the units, the judges with at least one judgment here (in ``judges``
+    order) and the orders present (``AB`` before ``BA``). Strata: base items with the
+    same set of (``subset``, ``failure_type``, ``variant``, ``strata_extra``) values
+    over their items share a stratum.
+    """
+    g, i, o, code, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "rs"))
+    present = np.unique(g)
+    j = np.searchsorted(present, g)
+    orders = tuple(("AB", "BA")[k] for k in np.unique(o))
+    n, nj = items.height, present.size
     v = {}
-    for o in orders:
-        m = order == o
-        v[o] = np.full((nj, n), MISSING, dtype=np.int8)
-        v[o][j[m], i[m]] = code[m]
+    for k, name in enumerate(("AB", "BA")):
+        if name in orders:
+            m = o == k
+            v[name] = np.full((nj, n), MISSING, dtype=np.int8)
+            v[name][j[m], i[m]] = code[m]
     rs = np.full((nj, n), -1, dtype=np.int8)
-    first = order == orders[0]
-    rs[j[first], i[first]] = rs_all[first]
+    if orders:
+        first = o == (0 if orders[0] == "AB" else 1)
+        rs[j[first], i[first]] = rs_all[first]
+    base = items["base_idx"].to_numpy()
+    n_base = int(base.max()) + 1 if n else 0
     cols = [c for c in dict.fromkeys(_STRATA_COLUMNS + tuple(strata_extra)) if c in items.columns]
     key = pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in cols], separator="\x1f")
-    per_base = (items.group_by("base_idx").agg(key.unique().sort().str.join("\x1e").alias("k"))
-                .sort("base_idx").with_columns(pl.col("k").rank("dense").alias("s")))
-    return BenchUnits(items, v, items.select(_code("gold").alias("g"))["g"].to_numpy(), rs,
-                      items["base_idx"].to_numpy(), per_base.height, per_base["s"].to_numpy())
+    if n == n_base:  # one item per base item: the item's own key
+        strata = items.select(key.rank("dense").alias("s")).to_series().to_numpy()
+        strata = strata[np.argsort(base)]
+    else:
+        strata = (items.group_by("base_idx").agg(key.unique().sort().str.join("\x1e").alias("k"))
+                  .sort("base_idx").select(pl.col("k").rank("dense"))).to_series().to_numpy()
+    gold = items.select(_code("gold").alias("g")).to_series().to_numpy()
+    units = BenchUnits(items, v, gold, rs, base, n_base, strata)
+    return units, [judges[x] for x in present], orders
 
 
 class Cells:

@@ -48,7 +48,7 @@ import numpy as np
 import polars as pl
 
 from cap_core.bootstrap import check_bootstrap_args, percentile_interval, ratio_replicates, stratified_counts
-from cap_core.condition_units import Cells, add_cells, load_units
+from cap_core.condition_units import Cells, add_cells, load_units, prepare
 from cap_core.coverage import CellPlan, describe_plan, plan_benchmark
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
@@ -161,16 +161,14 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
     return f"{base} (n={n})"
 
 
-def _benchmark_profile(ds: Dataset, bench: str, judges_sel: list[str], n_resamples: int, seed: int, by_subset: bool):
-    jb = ds.judgments.filter(pl.col("benchmark") == bench)
-    present = set(jb.get_column("judge").unique().to_list())
-    judges = [j for j in judges_sel if j in present]
-    if not judges:
+def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], n_resamples: int, seed: int,
+                       by_subset: bool):
+    items_b, coded_b = (p.get((bench,)) for p in prepped)
+    if coded_b is None or coded_b.height == 0:
         return [], np.zeros((n_resamples, 0))
-    orders = tuple(o for o in ("AB", "BA") if o in set(jb.get_column("order").unique().to_list()))
     plans = plan_benchmark(ds, bench)
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
-    u = load_units(ds, bench, judges, orders, extra)
+    u, judges, orders = load_units(items_b, coded_b, judges_sel, extra)
     subsets = ["all"]
     if by_subset:
         subsets += sorted(s for s in u.items.get_column("subset").unique().to_list() if s != "all")
@@ -262,12 +260,13 @@ def compute_profile(
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
     rows, blocks = [], []
+    prepped = prepare(ds, judge_list)
     parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
              for name in ("items", "judgments", "declarations")}
     for bench in benches:
         sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
                         ("items", "judgments", "declarations")))  # one benchmark, already validated
-        r, rep = _benchmark_profile(sub, bench, judge_list, int(n_resamples), int(seed), bool(by_subset))
+        r, rep = _benchmark_profile(sub, bench, prepped, judge_list, int(n_resamples), int(seed), bool(by_subset))
         rows += r
         blocks.append(rep)
     reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))

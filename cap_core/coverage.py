@@ -73,17 +73,6 @@ def reference_variant(items_b: pl.DataFrame) -> str | None:
     return None
 
 
-def _content_items(items_b: pl.DataFrame) -> pl.DataFrame:
-    ref = reference_variant(items_b)
-    return items_b if ref is None else items_b.filter(pl.col("variant") == ref)
-
-
-def _paired_count(items_b: pl.DataFrame, values: tuple[str, ...], reference: tuple[str, ...]) -> int:
-    ref = items_b.filter(pl.col("variant").is_in(list(reference))).select("base_item_id").unique()
-    tgt = items_b.filter(pl.col("variant").is_in(list(values))).select("base_item_id").unique()
-    return ref.join(tgt, on="base_item_id", how="inner").height
-
-
 def _none(cond: str) -> CellPlan:
     return CellPlan(cond, "unavailable", "none")
 
@@ -97,46 +86,70 @@ def plan_benchmark(ds: Dataset, benchmark: str) -> dict[str, CellPlan]:
         Condition id -> :class:`CellPlan`, for all eight conditions.
     """
     items_b = ds.items.filter(pl.col("benchmark") == benchmark)
-    judg_b = ds.judgments.filter(pl.col("benchmark") == benchmark)
     decl = {r["condition"]: r for r in ds.declarations.filter(pl.col("benchmark") == benchmark).iter_rows(named=True)}
+    facts = ds.judgments.lazy().filter(pl.col("benchmark") == benchmark).select(
+        pl.col("order").unique().implode().alias("orders"),
+        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
+    ).collect().row(0, named=True)
     variants = set(items_b.get_column("variant").unique().to_list())
-    orders = set(judg_b.get_column("order").unique().to_list())
-    plans: dict[str, CellPlan] = {}
+    orders = set(facts["orders"])
+    ref = reference_variant(items_b)
+    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
+    counts: dict[str, pl.Expr] = {}  # every item count needed, evaluated in one select
+    per_base: dict[str, pl.Expr] = {}  # per-base presence flags for paired conditions
+    specs: dict[str, tuple] = {}
     for cond in CONDITION_IDS:
         d = decl.get(cond)
-        if d is not None and d["status"] == "unavailable":
-            plans[cond] = _none(cond)
+        if (d is not None and d["status"] == "unavailable") or cond in ("C7", "C8"):
             continue
-        dstat, dop = (d["status"], d["operator"] or "") if d else (None, "")
         dvals = tuple(d["values"] or ()) if d else ()
         dref = tuple(d["reference"] or ()) if d else ()
         sel = d["selector"] if d else None
-        plan = _none(cond)
         if cond in CONTENT_FAILURE_TYPES:
-            pool = _content_items(items_b)
-            ft = CONTENT_FAILURE_TYPES[cond]
-            n_ft = pool.filter(pl.col("failure_type") == ft).height
-            if n_ft:
-                plan = CellPlan(cond, dstat or "direct", "content", "failure_type", (ft,), (), n_ft, dop)
-            elif d is not None and sel in _ITEM_SELECTORS and dvals:
-                n = pool.filter(pl.col(sel).is_in(list(dvals))).height
-                plan = CellPlan(cond, dstat, "content", sel, dvals, (), n, dop)
-        elif cond in _PAIRED_DEFAULT:
-            if d is not None and sel == "subset" and dvals and dref:
-                n = _content_items(items_b).filter(pl.col("subset").is_in(list(dvals))).height
-                plan = CellPlan(cond, dstat, "subset_gap", "subset", dvals, dref, n, dop)
-            else:
-                values = dvals if (sel == "variant" and dvals) else _PAIRED_DEFAULT[cond]
-                reference = dref or tuple(v for v in ("plain", "original") if v in variants)[:1]
-                n = _paired_count(items_b, values, reference) if reference else 0
-                plan = CellPlan(cond, dstat or "direct", "paired", "variant", values, reference, n, dop)
-        elif cond == "C7":
-            if {"AB", "BA"} <= orders:
+            counts[f"{cond}_ft"] = (pool & (pl.col("failure_type") == CONTENT_FAILURE_TYPES[cond])).fill_null(False).sum()
+            if d is not None and sel in _ITEM_SELECTORS and dvals:
+                counts[f"{cond}_sel"] = (pool & pl.col(sel).is_in(list(dvals))).fill_null(False).sum()
+            specs[cond] = (sel, dvals)
+        elif d is not None and sel == "subset" and dvals and dref:
+            counts[f"{cond}_gap"] = (pool & pl.col("subset").is_in(list(dvals))).fill_null(False).sum()
+            specs[cond] = ("gap", dvals, dref)
+        else:
+            values = dvals if (sel == "variant" and dvals) else _PAIRED_DEFAULT[cond]
+            reference = dref or tuple(v for v in ("plain", "original") if v in variants)[:1]
+            if reference:
+                per_base[cond] = (pl.col("variant").is_in(list(reference)).any()
+                                  & pl.col("variant").is_in(list(values)).any()).alias(cond)
+            specs[cond] = ("paired", values, reference)
+    got = items_b.select(**counts).row(0, named=True) if counts else {}
+    if per_base:
+        got.update(items_b.group_by("base_item_id").agg(*per_base.values()).select(pl.all().exclude("base_item_id").sum())
+                   .row(0, named=True))
+    plans: dict[str, CellPlan] = {}
+    for cond in CONDITION_IDS:
+        d = decl.get(cond)
+        dstat, dop = (d["status"], d["operator"] or "") if d else (None, "")
+        plan = _none(cond)
+        if cond == "C7":
+            if {"AB", "BA"} <= orders and not (d is not None and dstat == "unavailable"):
                 plan = CellPlan(cond, dstat or "direct", "position", "order", ("AB", "BA"), (), items_b.height, dop)
-        else:  # C8
-            n = judg_b.filter(pl.col("rationale_supported").is_not_null()).select("item_id").n_unique()
-            if n:
-                plan = CellPlan(cond, dstat or "direct", "rationale", "rationale", (), (), n, dop)
+        elif cond == "C8":
+            if facts["n8"] and not (d is not None and dstat == "unavailable"):
+                plan = CellPlan(cond, dstat or "direct", "rationale", "rationale", (), (), facts["n8"], dop)
+        elif cond not in specs:
+            pass
+        elif cond in CONTENT_FAILURE_TYPES:
+            sel, dvals = specs[cond]
+            if got[f"{cond}_ft"]:
+                ft = CONTENT_FAILURE_TYPES[cond]
+                plan = CellPlan(cond, dstat or "direct", "content", "failure_type", (ft,), (), got[f"{cond}_ft"], dop)
+            elif f"{cond}_sel" in got:
+                plan = CellPlan(cond, dstat, "content", sel, dvals, (), got[f"{cond}_sel"], dop)
+        elif specs[cond][0] == "gap":
+            _, dvals, dref = specs[cond]
+            plan = CellPlan(cond, dstat, "subset_gap", "subset", dvals, dref, got[f"{cond}_gap"], dop)
+        else:
+            _, values, reference = specs[cond]
+            plan = CellPlan(cond, dstat or "direct", "paired", "variant", values, reference, got.get(cond, 0), dop)
         if plan.kind != "none" and plan.n_units == 0:
             plan = _none(cond)
         plans[cond] = plan
