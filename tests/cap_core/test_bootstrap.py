@@ -133,3 +133,35 @@ def test_resample_counts_and_interval_helpers():
         resample_counts(-1, 5, 0)
     with pytest.raises(CAPInputError):
         percentile_interval(x, level=95)
+
+
+def test_stratified_counts_match_a_plain_loop():
+    # units 0..9 in strata {0: 1,3,5}, {1: 0,2,4}, {2: 6,7,8,9}; documented draw order: strata ascending,
+    # rng.integers(0, m, size=(B, m)) picks positions among the stratum's units in ascending order
+    strata = np.array([1, 0, 1, 0, 1, 0, 2, 2, 2, 2])
+    got = resample_counts(10, 40, 5, strata=strata)
+    rng = np.random.default_rng(5)
+    expect = np.zeros((40, 10), dtype=np.int64)
+    for s in (0, 1, 2):
+        units = [u for u in range(10) if strata[u] == s]
+        pos = rng.integers(0, len(units), size=(40, len(units)))
+        for r in range(40):
+            for p in pos[r]:
+                expect[r, units[p]] += 1
+    np.testing.assert_array_equal(got, expect)
+    # every resample keeps each stratum's size: 3, 3 and 4 draws
+    assert (got[:, [1, 3, 5]].sum(axis=1) == 3).all() and (got[:, 6:].sum(axis=1) == 4).all()
+
+
+def test_subset_cells_keep_their_size_in_every_resample():
+    # two native subsets of 30 and 10 items; the subset-restricted overall row must be the mean of exactly
+    # 10 resampled items in every replicate (stratified resample), i.e. a multiple of 100/(2*10) percent
+    rng = np.random.default_rng(8)
+    gold = rng.choice(["A", "B"], size=40)
+    ab, ba = _random_judge(rng, gold, 0.7)
+    ds = _dataset("st", gold, {"J": (ab, ba)})
+    ds = Dataset.build(ds.items.with_columns(pl.Series("subset", ["x"] * 30 + ["y"] * 10)), ds.judgments)
+    res = compute_profile(ds, n_resamples=200, seed=2, by_subset=True)
+    k = int(res.profile.with_row_index("k").filter((pl.col("subset") == "y") & (pl.col("condition") == "overall"))["k"][0])
+    steps = res.replicates[:, k] / 5.0
+    np.testing.assert_allclose(steps, np.round(steps), atol=1e-9)
