@@ -1,0 +1,171 @@
+"""Surface features for the label-set audit: what a construct-blind predictor may see.
+
+The three predictors follow Table 9 of *A Judge Should Know What Changed: Construct
+Validity for LLM-as-a-Judge Evaluation* (Chen, Chen, Lin, Vong, 2026; "Validity"
+below). Each sees a fixed surface summary of one response and nothing else:
+
+``length_only``
+    The response length in characters (as ``log1p(chars)``, one column).
+``numeric_surface``
+    Counts of digits, punctuation, upper- and lower-case letters, whitespace, line
+    breaks, all-caps tokens and capitalised tokens (``log1p`` each), plus the shares of
+    digits, punctuation and upper-case among the characters: 11 columns, no word.
+``surface_ngram``
+    Character 1- to 4-grams hashed into 2**14 buckets with scikit-learn's
+    ``HashingVectorizer(analyzer="char")``, sublinear TF-IDF weighted, then compressed
+    to :data:`NGRAM_DIMS` dense columns by a truncated SVD. The SVD is fitted once per
+    label set on the response texts only (never the labels), so no label information
+    crosses folds; it keeps the permutation null affordable (each refit is a small dense
+    logistic regression instead of a 16k-column sparse one).
+
+All features of a label set are computed once (:func:`unit_features`) and reused by
+every fold and every permutation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from scipy import sparse
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["PREDICTORS", "NGRAM_DIMS", "NGRAM_BUCKETS", "length_features", "numeric_surface_features",
+           "hashed_ngrams", "ngram_features", "unit_features", "paired_design"]
+
+#: Predictor names in display order (Validity Table 9).
+PREDICTORS: tuple[str, ...] = ("length_only", "numeric_surface", "surface_ngram")
+#: Hash buckets for character n-grams and dense dimensions kept after the SVD.
+NGRAM_BUCKETS = 2**14
+NGRAM_DIMS = 64
+
+
+
+def _texts_iv(texts) -> list[str]:
+    if isinstance(texts, str) or not hasattr(texts, "__len__"):
+        raise CAPInputError("texts must be a list of strings", got=type(texts).__name__,
+                            fix="pass one string per response")
+    out = list(texts)
+    for i, t in enumerate(out, start=1):
+        if not isinstance(t, str):
+            raise CAPInputError("a response text is not a string", row=i, got=t, fix="give every response as text")
+    return out
+
+
+def length_features(texts) -> np.ndarray:
+    """``log1p`` of the length in characters; array of shape (n, 1), float64."""
+    texts = _texts_iv(texts)
+    return np.log1p(np.fromiter((len(t) for t in texts), dtype=np.float64, count=len(texts)))[:, None]
+
+
+_ALLCAPS = re.compile(r"\b[A-Z]{2,}\b")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]")
+_ASCII_PUNCT = np.zeros(128, dtype=bool)
+_ASCII_PUNCT[[ord(c) for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"]] = True
+
+
+def _class_counts(texts: list[str]) -> np.ndarray:
+    """Per-text counts of ASCII character classes, shape (n, 6), in one vectorised pass."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    codes = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    doc = np.repeat(np.arange(len(texts)), lengths)
+    ascii_code = np.where(codes < 128, codes, 0)
+    classes = (
+        (codes >= 48) & (codes <= 57),
+        _ASCII_PUNCT[ascii_code] & (codes < 128),
+        (codes >= 65) & (codes <= 90),
+        (codes >= 97) & (codes <= 122),
+        (codes == 32) | (codes == 9) | (codes == 10) | (codes == 13),
+        codes == 10,
+    )
+    return np.column_stack([np.bincount(doc, weights=c, minlength=len(texts)) for c in classes])
+
+
+def numeric_surface_features(texts) -> np.ndarray:
+    """Digit, punctuation and casing counts; array of shape (n, 11), float64.
+
+    Columns: ``log1p`` of the counts of ASCII digits, ASCII punctuation marks, upper-case
+    letters, lower-case letters, whitespace (space, tab, CR, LF), line breaks, all-caps
+    tokens (two or more capitals) and capitalised tokens, then the shares (fractions
+    0-1) of digits, punctuation and upper-case letters among all characters.
+    """
+    texts = _texts_iv(texts)
+    if not texts:
+        return np.empty((0, 11))
+    tokens = np.array([(len(_ALLCAPS.findall(t)), len(_CAPITALISED.findall(t))) for t in texts], dtype=np.float64)
+    counts = np.hstack([_class_counts(texts), tokens])
+    chars = np.maximum(np.fromiter((len(t) for t in texts), dtype=np.float64, count=len(texts)), 1.0)
+    shares = counts[:, [0, 1, 2]] / chars[:, None]
+    return np.hstack([np.log1p(counts), shares])
+
+
+def hashed_ngrams(texts) -> sparse.csr_matrix:
+    """Character 1-4-gram counts hashed into :data:`NGRAM_BUCKETS` columns (sparse, (n, 2**14))."""
+    texts = _texts_iv(texts)
+    vec = HashingVectorizer(analyzer="char", ngram_range=(1, 4), n_features=NGRAM_BUCKETS,
+                            alternate_sign=False, norm=None, lowercase=False)
+    return vec.transform(texts).tocsr()
+
+
+def ngram_features(texts, *, dims: int = NGRAM_DIMS, seed: int = 0) -> np.ndarray:
+    """Dense n-gram summary: hashed counts -> sublinear TF-IDF -> truncated SVD.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n, k) float64 with ``k = min(dims, n - 1, 2**14 - 1)``; no labels used.
+    """
+    texts = _texts_iv(texts)
+    weighted = TfidfTransformer(sublinear_tf=True).fit_transform(hashed_ngrams(texts))
+    k = max(1, min(dims, weighted.shape[0] - 1, NGRAM_BUCKETS - 1))
+    svd = TruncatedSVD(n_components=k, algorithm="randomized", n_iter=3, random_state=seed)
+    return svd.fit_transform(weighted)
+
+
+def _standardise(x: np.ndarray) -> np.ndarray:
+    sd = x.std(axis=0)
+    return (x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+
+
+def unit_features(texts, *, seed: int = 0) -> dict[str, np.ndarray]:
+    """All three predictors' features for a list of responses, standardised per column.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        One text per response, length n.
+    seed : int
+        Seed of the randomized SVD.
+
+    Returns
+    -------
+    dict
+        ``{"length_only": (n, 1), "numeric_surface": (n, 11), "surface_ngram": (n, k)}``,
+        float64, each column centred and scaled to unit variance over the n responses
+        (label-free, so it may use every response).
+    """
+    texts = _texts_iv(texts)
+    return {
+        "length_only": _standardise(length_features(texts)),
+        "numeric_surface": _standardise(numeric_surface_features(texts)),
+        "surface_ngram": _standardise(ngram_features(texts, seed=seed)),
+    }
+
+
+def paired_design(feat: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Paired-mode design: each pair's left and right feature rows side by side.
+
+    Parameters
+    ----------
+    feat : ndarray, shape (n_responses, d)
+    left, right : ndarray of int, shape (n_pairs,)
+        Row indices of the response shown on the left / right of each pair.
+
+    Returns
+    -------
+    ndarray, shape (n_pairs, 2 d)
+    """
+    return np.hstack([feat[left], feat[right]])
