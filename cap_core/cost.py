@@ -89,7 +89,9 @@ def _judgebench_texts(shared: str) -> tuple[dict[str, int], dict[tuple[str, str,
         for line in f.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
             for order, j in zip(("AB", "BA"), r.get("judgments") or []):
-                output[(f"{model} (arena_hard)", str(r["pair_id"]), order)] = len(str(j.get("judgment") or ""))
+                out = j.get("judgment")
+                text = out.get("response") if isinstance(out, dict) else out
+                output[(f"{model} (arena_hard)", str(r["pair_id"]), order)] = len(str(text or ""))
     return prompt, output
 
 
