@@ -8,7 +8,9 @@ Protocol (after Validity, Definition 6, Table 7 and Table 9; see
   Scored by Cohen's kappa (primary) and accuracy.
 - **Paired mode** (``"paired"``): each pair is a unit; its two responses are put on the
   left / right in a seeded random order and the predictor sees both feature rows and
-  says whether the left one is better. Scored by accuracy (chance 50%, primary) and kappa.
+  says whether the left one is better, through the difference of the two rows and no
+  intercept (the form side-swap symmetry allows). Scored by accuracy (chance 50%,
+  primary) and kappa.
 - **Ties** (pairs labelled ``"tie"``) are left out of both modes and counted in ``n_ties``.
 - **Group-aware folds**: ``StratifiedGroupKFold`` on the pair's group (its prompt /
   source), so no group is in training and test; both responses of a pair, and all
@@ -118,7 +120,7 @@ def _fold_ids(y, groups, n_splits, seed, scheme) -> tuple[np.ndarray, str]:
     return fold, name
 
 
-def _oof(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
+def _oof(x: np.ndarray, y: np.ndarray, fold: np.ndarray, intercept: bool) -> np.ndarray:
     pred = np.empty_like(y)
     for f in range(fold.max() + 1):
         test = fold == f
@@ -126,7 +128,7 @@ def _oof(x: np.ndarray, y: np.ndarray, fold: np.ndarray) -> np.ndarray:
         if ytr.min() == ytr.max():  # one class in training: predict it
             pred[test] = ytr[0]
             continue
-        model = LogisticRegression(**_LR).fit(x[~test], ytr)
+        model = LogisticRegression(fit_intercept=intercept, **_LR).fit(x[~test], ytr)
         pred[test] = model.predict(x[test])
     return pred
 
@@ -229,11 +231,11 @@ def audit_label_set(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permut
             perms, scheme = _null_labels(y, codes, mode, n_permutations, seed)
             for name in predictors:
                 x = paired_design(feats[name], u["left"], u["right"]) if mode == "paired" else feats[name][: y.size]
-                pred = _oof(x, y, fold)
+                pred = _oof(x, y, fold, mode == "item")
                 acc, kap = 100.0 * accuracy_score(y, pred), _kappa(y, pred)
                 score = acc if mode == "paired" else kap
                 null = np.array([100.0 * accuracy_score(yp, pp) if mode == "paired" else _kappa(yp, pp)
-                                 for yp in perms for pp in [_oof(x, yp, fold)]])
+                                 for yp in perms for pp in [_oof(x, yp, fold, mode == "item")]])
                 rows.append(_row(ls, name, mode, y, codes, acc, kap, score, null, alpha, scheme, fold_name, seed))
                 preds.append(_pred_frame(ls.name, name, mode, u, y, pred, fold, chars))
     return AuditResult(pl.DataFrame(rows, schema=AUDIT_SCHEMA, orient="row"), pl.concat(preds))

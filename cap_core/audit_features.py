@@ -156,7 +156,12 @@ def unit_features(texts, *, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def paired_design(feat: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Paired-mode design: each pair's left and right feature rows side by side.
+    """Paired-mode design: left minus right feature row of each pair.
+
+    With the sides shuffled, swapping them must turn P(left better) into
+    1 - P(left better); for a logistic model that forces the form
+    ``w . (f_left - f_right)`` with no intercept, so the difference carries everything a
+    linear model of both rows could use (fit it with ``fit_intercept=False``).
 
     Parameters
     ----------
@@ -166,6 +171,6 @@ def paired_design(feat: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.n
 
     Returns
     -------
-    ndarray, shape (n_pairs, 2 d)
+    ndarray, shape (n_pairs, d)
     """
-    return np.hstack([feat[left], feat[right]])
+    return feat[left] - feat[right]
