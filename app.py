@@ -18,6 +18,7 @@ PAGES = [
     st.Page("pages/coverage.py", title="Coverage matrix", url_path="coverage-matrix"),
     st.Page("pages/profiles.py", title="Profiles", url_path="judge-profiles"),
     st.Page("pages/export.py", title="Export", url_path="download"),
+    st.Page("pages/cascades.py", title="Cascades", url_path="judge-cascades"),
 ]
 
 page = st.navigation(PAGES)
