@@ -280,3 +280,20 @@ def test_real_pandalm_accuracy_and_repeats_match_raw_files(shared_dir):
     r = repeated_errors(ds, "pandalm", "PandaLM-7B", ["gpt-3.5-turbo (PandaLM)"]).row(0, named=True)
     assert (r["n_errors"], r["repeated"]) == (len(errors), repeats)
     assert r["repeated_share"] > r["baseline_share"]  # errors are shared more than independence predicts
+
+
+def test_cli_verbs_write_csv_and_exit_2_on_bad_input(tmp_path, capsys):
+    from cap_core.cli import main
+    from cap_core.dataset import save_dataset
+
+    save_dataset(_ds(), tmp_path / "d")
+    assert main(["cascade", "--data", str(tmp_path / "d"), "--benchmark", "t", "--cheap", "C", "--fallback", "F",
+                 "--splits", "3", "--bootstrap", "50", "--out", str(tmp_path / "c.csv")]) == 0
+    curve = pl.read_csv(tmp_path / "c.csv")
+    assert curve["accuracy"][0] == pytest.approx(50.0) and curve["deferral_share"][-1] == 100.0
+    assert main(["agreement", "--data", str(tmp_path / "d"), "--benchmark", "t", "--judge", "C", "--judge", "F",
+                 "--out", str(tmp_path / "a.csv")]) == 0
+    assert pl.read_csv(tmp_path / "a.csv").height == 9
+    assert main(["cascade", "--data", str(tmp_path / "d"), "--benchmark", "t", "--cheap", "F", "--fallback", "C",
+                 "--out", str(tmp_path / "x.csv")]) == 2
+    assert "no confidence" in capsys.readouterr().err
