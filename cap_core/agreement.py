@@ -114,7 +114,7 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
     -------
     polars.DataFrame
         Long form, one row per ordered pair (``row``, ``col``) over the judges and
-        :data:`LABEL`: ``n_units`` (Int64, shared verdict units), ``agreement``
+        :data:`LABEL` (label x label left out): ``n_units`` (Int64, shared verdict units), ``agreement``
         (percent exact agreement), ``kappa`` (Cohen's κ; null when undefined, e.g. a
         constant pair), ``kind`` (``judge-judge`` / ``judge-label`` / ``self``).
     """

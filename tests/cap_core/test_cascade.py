@@ -293,7 +293,7 @@ def test_cli_verbs_write_csv_and_exit_2_on_bad_input(tmp_path, capsys):
     assert curve["accuracy"][0] == pytest.approx(50.0) and curve["deferral_share"][-1] == 100.0
     assert main(["agreement", "--data", str(tmp_path / "d"), "--benchmark", "t", "--judge", "C", "--judge", "F",
                  "--out", str(tmp_path / "a.csv")]) == 0
-    assert pl.read_csv(tmp_path / "a.csv").height == 9
+    assert pl.read_csv(tmp_path / "a.csv").height == 8  # 3 x 3 ordered pairs, label x label left out
     assert main(["cascade", "--data", str(tmp_path / "d"), "--benchmark", "t", "--cheap", "F", "--fallback", "C",
                  "--out", str(tmp_path / "x.csv")]) == 2
     assert "no confidence" in capsys.readouterr().err
