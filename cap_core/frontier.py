@@ -113,7 +113,8 @@ def operating_point(sw: pl.DataFrame, min_s: float = DEFAULT_MIN_S) -> pl.DataFr
     -------
     polars.DataFrame
         One row per judge, columns of :data:`SWEEP_SCHEMA` plus ``min_s`` (Float64);
-        a judge with no threshold reaching ``min_s`` is left out.
+        a judge with no threshold reaching ``min_s``, or without a control or a
+        construct arm (S or R not measurable), is left out.
 
     Raises
     ------
@@ -121,7 +122,7 @@ def operating_point(sw: pl.DataFrame, min_s: float = DEFAULT_MIN_S) -> pl.DataFr
         ``min_s`` not a proportion.
     """
     min_s = _fraction_iv(min_s, "min_s")
-    ok = sw.filter(pl.col("S") >= min_s - 1e-12)
+    ok = sw.filter(pl.col("S").is_not_nan() & pl.col("R").is_not_nan() & (pl.col("S") >= min_s - 1e-12))
     best = ok.sort(["judge", "R", "S", "tau"], descending=[False, True, True, False])
     return best.group_by("judge", maintain_order=True).first().with_columns(min_s=pl.lit(min_s)).sort("judge")
 
