@@ -1,0 +1,103 @@
+"""Canonical judging requests and their cache keys.
+
+A :class:`JudgeRequest` holds exactly the fields that change what a model returns:
+model string, messages, sampling settings, response format and the prompt template
+version. Its :func:`cache_key` is a SHA-256 over a canonical JSON encoding (sorted keys,
+no whitespace), so the same request always maps to the same cache entry and any change
+(e.g. an edited template, whose version carries a content hash) maps to a new one.
+API keys are never part of a request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["JudgeRequest", "cache_key", "DEFAULT_TEMPERATURE", "DEFAULT_MAX_TOKENS"]
+
+#: Deterministic decoding by default (CAP §3.3 "deterministic decoding when supported").
+DEFAULT_TEMPERATURE = 0.0
+DEFAULT_MAX_TOKENS = 1024
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One chat-completion request.
+
+    Attributes
+    ----------
+    model : str
+        A litellm model string (``openai/gpt-4o-mini``, ``anthropic/...``, ``local/longer``).
+    messages : tuple of (role, content) pairs
+    temperature, top_p : float or None
+    max_tokens, seed : int or None
+    response_format : str or None
+        ``"json_object"`` to ask the provider for JSON output, else ``None``.
+    template_version : str
+        Version of the prompt template that produced ``messages`` (part of the key).
+    api_base : str or None
+        Endpoint for OpenAI-compatible servers; part of the key (different servers,
+        different answers) but never logged.
+    """
+
+    model: str
+    messages: tuple[tuple[str, str], ...]
+    temperature: float | None = DEFAULT_TEMPERATURE
+    top_p: float | None = None
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
+    seed: int | None = None
+    response_format: str | None = None
+    template_version: str = ""
+    api_base: str | None = field(default=None, compare=True)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise CAPInputError("model must be a non-empty litellm model string", column="model",
+                                expected="e.g. openai/gpt-4o-mini or local/longer", got=self.model)
+        if not self.messages or any(len(m) != 2 or not isinstance(m[1], str) for m in self.messages):
+            raise CAPInputError("messages must be (role, content) pairs", column="messages",
+                                expected="non-empty tuple of (role, text)", got=self.messages)
+
+    def canonical(self) -> dict:
+        """The request as a plain dict without ``api_base`` (safe to store and log)."""
+        return {
+            "model": self.model,
+            "messages": [{"role": r, "content": c} for r, c in self.messages],
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "response_format": self.response_format,
+            "template_version": self.template_version,
+        }
+
+    def litellm_kwargs(self) -> dict:
+        """Keyword arguments for ``litellm.completion`` (unset sampling fields left out)."""
+        kw: dict = {"model": self.model, "messages": self.canonical()["messages"]}
+        for name in ("temperature", "top_p", "max_tokens", "seed"):
+            value = getattr(self, name)
+            if value is not None:
+                kw[name] = value
+        if self.response_format:
+            kw["response_format"] = {"type": self.response_format}
+        if self.api_base:
+            kw["api_base"] = self.api_base
+        return kw
+
+
+def cache_key(req: JudgeRequest) -> str:
+    """Hex SHA-256 of the canonical request (plus ``api_base`` when set).
+
+    Raises
+    ------
+    CAPInputError
+        ``req`` is not a :class:`JudgeRequest`.
+    """
+    if not isinstance(req, JudgeRequest):
+        raise CAPInputError("cache_key needs a JudgeRequest", expected="JudgeRequest", got=type(req).__name__)
+    payload = dict(req.canonical(), api_base=req.api_base or "")
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

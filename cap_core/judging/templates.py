@@ -1,0 +1,77 @@
+"""Versioned prompt templates (user-editable text files in ``prompts/``).
+
+A template file starts with header lines ``key: value`` (at least ``version``), a line
+``---``, then the prompt body with ``${field}`` placeholders (Python ``string.Template``;
+literal JSON braces need no escaping). The effective version is the declared version
+plus a short hash of the body, so editing a template without bumping its version still
+changes every cache key.
+
+Offline judges read the answers between the ``[Answer A]`` ... ``[End of Answer A]``
+markers; keep those markers when editing the pairwise template.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["PromptTemplate", "load_template", "PROMPTS_DIR", "BUILTIN"]
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+BUILTIN = ("pairwise", "evaluator_form_a", "evaluator_form_b", "polish", "pad")
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A parsed template: ``name``, effective ``version``, ``body`` and ``fields``."""
+
+    name: str
+    version: str
+    body: str
+    fields: tuple[str, ...]
+
+    def render(self, **values: object) -> str:
+        """Fill every placeholder; raises CAPInputError naming a missing field."""
+        missing = [f for f in self.fields if f not in values]
+        if missing:
+            raise CAPInputError(f"template {self.name!r} needs a value for {missing[0]!r}", column=missing[0],
+                                expected=", ".join(self.fields), got=sorted(values))
+        return string.Template(self.body).substitute({k: str(v) for k, v in values.items()})
+
+
+def load_template(name_or_path: str | Path) -> PromptTemplate:
+    """Load a built-in template by name (see :data:`BUILTIN`) or any template file.
+
+    Raises
+    ------
+    CAPInputError
+        Unknown name, unreadable file, missing ``version`` header or ``---`` line,
+        malformed placeholder.
+    """
+    path = Path(name_or_path)
+    if str(name_or_path) in BUILTIN:
+        path = PROMPTS_DIR / f"{name_or_path}.txt"
+    if not path.is_file():
+        raise CAPInputError("prompt template not found", file=str(path),
+                            expected="a built-in name (" + ", ".join(BUILTIN) + ") or a template file",
+                            fix="check the path or copy a file from cap_core/judging/prompts/")
+    text = path.read_text(encoding="utf-8")
+    head, sep, body = text.partition("\n---\n")
+    header = dict(line.split(":", 1) for line in head.splitlines() if ":" in line)
+    header = {k.strip(): v.strip() for k, v in header.items()}
+    if not sep or not header.get("version"):
+        raise CAPInputError("template header incomplete", file=str(path), row=1, column="version",
+                            expected="'version: NAME' then a line '---' before the prompt body",
+                            fix="add a header like the built-in templates have")
+    try:
+        fields = tuple(dict.fromkeys(string.Template(body).get_identifiers()))
+        string.Template(body).substitute({f: "" for f in fields})
+    except (ValueError, KeyError) as exc:
+        raise CAPInputError("malformed placeholder in the template", file=str(path), got=str(exc),
+                            fix="write placeholders as ${name}; write a literal dollar as $$") from None
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:8]
+    return PromptTemplate(path.stem, f"{header['version']}+{digest}", body, fields)
