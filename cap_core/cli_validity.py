@@ -1,0 +1,120 @@
+"""CLI verbs for validity profiles.
+
+``probes generate --bases FILE --out FILE.csv [--skipped FILE.csv]``
+    Apply every construct edit and control rule to the base claims (deterministic).
+``probes verify --bases FILE --probes FILE --out FILE.csv [--max-length-change 0.5]``
+    Verify probes against their bases; writes the probes with status and reason and
+    prints the rejection counts per slot.
+``validity --grades FILE --out FILE.csv [--sweep FILE.csv] [--min-s 0.90] [--bootstrap 1000] [--seed 0]``
+    Matched-invariance operating point of every judge in a graded probe table, with
+    base-item bootstrap intervals; ``--sweep`` also writes every threshold's (S, R).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["register"]
+
+
+def register(sub) -> None:
+    """Add the ``probes`` and ``validity`` verbs to an argparse subparsers object."""
+    pr = sub.add_parser("probes", help="generate or verify validity probes")
+    psub = pr.add_subparsers(dest="probes_verb", required=True)
+    gen = psub.add_parser("generate", help="rule-based probes from base claims")
+    gen.add_argument("--bases", type=Path, required=True, help="base claims table (CSV/TSV/JSONL/JSON/Parquet)")
+    gen.add_argument("--out", type=Path, required=True)
+    gen.add_argument("--skipped", type=Path, help="also write the rules that did not apply")
+    gen.set_defaults(handler=_generate)
+    ver = psub.add_parser("verify", help="verify probes against their base claims")
+    ver.add_argument("--bases", type=Path, required=True)
+    ver.add_argument("--probes", type=Path, required=True)
+    ver.add_argument("--out", type=Path, required=True)
+    ver.add_argument("--max-length-change", type=float, default=None, help="fraction, e.g. 0.5")
+    ver.set_defaults(handler=_verify)
+    va = sub.add_parser("validity", help="(S, R) operating points of graded judges")
+    va.add_argument("--grades", type=Path, required=True, help="graded probe table")
+    va.add_argument("--out", type=Path, required=True)
+    va.add_argument("--sweep", type=Path, help="also write the full threshold sweep")
+    va.add_argument("--min-s", type=float, default=0.90, help="invariance floor (proportion)")
+    va.add_argument("--bootstrap", type=int, default=1000)
+    va.add_argument("--seed", type=int, default=0)
+    va.set_defaults(handler=_validity)
+
+
+def _read(path: Path, kind: str):
+    from cap_core.io import read_table
+
+    if not path.is_file():
+        raise CAPInputError(f"{kind} file not found", file=str(path), fix="check the path")
+    frame, _ = read_table(path, kind=kind)
+    return frame
+
+
+def _write(frame, out: Path) -> None:
+    from cap_core.export import to_csv_bytes
+
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(to_csv_bytes(frame))
+    except OSError as exc:
+        raise CAPInputError("cannot write the output file", file=str(out), got=exc.strerror,
+                            fix="choose a writable path") from None
+
+
+def _named(err: CAPInputError, path: Path) -> CAPInputError:
+    return err.with_file(path.name)
+
+
+def _generate(args: argparse.Namespace) -> str:
+    from cap_core.probes import generate_probes
+
+    try:
+        probes, skipped = generate_probes(_read(args.bases, "base claims"))
+    except CAPInputError as err:
+        raise _named(err, args.bases) from None
+    _write(probes, args.out)
+    if args.skipped:
+        _write(skipped, args.skipped)
+    return f"wrote {probes.height} probes to {args.out} ({skipped.height} rule applications did not apply)"
+
+
+def _verify(args: argparse.Namespace) -> str:
+    import polars as pl
+
+    from cap_core.probes import rejection_summary, verify_probes
+
+    bases = _read(args.bases, "base claims")
+    probes = _read(args.probes, "probes")
+    if "delta_length_pct" in probes.columns:
+        probes = probes.with_columns(pl.col("delta_length_pct").cast(pl.Float64, strict=False))
+    try:
+        verified = verify_probes(bases, probes, max_length_change=args.max_length_change)
+    except CAPInputError as err:
+        raise _named(err, args.probes) from None
+    _write(verified, args.out)
+    summary = rejection_summary(verified)
+    lines = [f"{r['slot']}: kept {r['kept']}/{r['n']}" + (f" ({r['reasons']})" if r["rejected"] else "")
+             for r in summary.iter_rows(named=True) if r["n"]]
+    kept = int((verified["status"] == "kept").sum())
+    return "\n".join(lines + [f"kept {kept} of {verified.height} probes; wrote {args.out}"])
+
+
+def _validity(args: argparse.Namespace) -> str:
+    from cap_core.frontier import sweep
+    from cap_core.validity import validate_grades
+    from cap_core.validity_report import operating_table
+
+    try:
+        grades = validate_grades(_read(args.grades, "grades"), file=args.grades.name)
+    except CAPInputError as err:
+        raise _named(err, args.grades) from None
+    sw = sweep(grades)
+    table = operating_table(grades, min_s=args.min_s, n_resamples=args.bootstrap, seed=args.seed, sw=sw)
+    _write(table, args.out)
+    if args.sweep:
+        _write(sw, args.sweep)
+    return f"wrote operating points of {table.height} judge(s) to {args.out}"
