@@ -1,0 +1,84 @@
+"""``python -m cap_core judge``: run LLM judges on items and write a dataset directory.
+
+Example::
+
+    python -m cap_core judge --items testbed --model local/longer --model local/first \\
+        --orders AB,BA --evaluator local/rationale-check --cache .cap_cache --out runs/mini
+
+The output directory holds items/judgments/declarations (load it with ``profile
+--data DIR`` or in the dashboard), the per-call table, the run log and the failure
+counts (see :mod:`cap_core.judging.run`). Re-running the same command costs no calls:
+every finished call is served from ``--cache``. API keys are read from the
+environment by litellm and are never written anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["register"]
+
+
+def register(subparsers) -> None:
+    """Add the ``judge`` verb."""
+    p = subparsers.add_parser("judge", help="run LLM judges (litellm) on items; cached, resumable")
+    p.add_argument("--items", required=True, help="'testbed', a directory or a table with question/response_a/response_b")
+    p.add_argument("--model", action="append", required=True, help="litellm model string (repeatable)")
+    p.add_argument("--orders", default="AB,BA", help="AB, BA or AB,BA (default)")
+    p.add_argument("--variants", help="comma-separated variants to judge (default all)")
+    p.add_argument("--evaluator", help="rationale evaluator model for C8 (not one of the judges)")
+    p.add_argument("--cache", type=Path, required=True, help="cache directory (created)")
+    p.add_argument("--out", type=Path, required=True, help="run/dataset directory to write")
+    p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
+    p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=1024)
+    p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
+    p.add_argument("--budget-usd", type=float, help="stop sending once this many dollars are spent")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--max-retries", type=int, default=4)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    p.set_defaults(handler=_judge)
+
+
+_LAST = [0.0]
+
+
+def _progress(stats: dict) -> None:
+    import time
+
+    now = time.monotonic()
+    if now - _LAST[0] < 0.25 and stats["done"] < stats["total"]:
+        return
+    _LAST[0] = now
+    line = (f"\r{stats['phase']} {stats['done']}/{stats['total']} | requests {stats['requests']} | "
+            f"cache hits {stats['cache_hits']} | failed {stats['failures']} | ${stats['spend_usd']:.4f}")
+    print(line, end="", file=sys.stderr, flush=True)
+
+
+def _judge(args: argparse.Namespace) -> str:
+    from cap_core.judging.client import RetryPolicy
+    from cap_core.judging.items_io import load_run_items
+    from cap_core.judging.run import RunSpec, run_judging
+
+    orders = tuple(o.strip().upper() for o in args.orders.split(",") if o.strip())
+    if args.max_retries < 0 or args.timeout <= 0:
+        raise CAPInputError("bad retry settings", column="--max-retries/--timeout", expected="retries >= 0, timeout > 0",
+                            got=(args.max_retries, args.timeout))
+    spec = RunSpec(judges=args.model, orders=orders,
+                   variants=tuple(v.strip() for v in args.variants.split(",")) if args.variants else None,
+                   template=args.template, temperature=args.temperature, max_tokens=args.max_tokens,
+                   api_base=args.api_base, evaluator=args.evaluator, budget_calls=args.budget_calls,
+                   budget_usd=args.budget_usd, concurrency=args.concurrency,
+                   retry=RetryPolicy(max_retries=args.max_retries, timeout=args.timeout))
+    spec.validate()
+    items = load_run_items(args.items)
+    res = run_judging(items, spec, cache_dir=args.cache, out_dir=args.out, on_progress=_progress)
+    print(file=sys.stderr)
+    s = res.stats
+    return (f"wrote {res.judgments.height} judgments to {res.out_dir} ({s['requests']} requests, "
+            f"{s['cache_hits']} cache hits, {s['failures']} failed, ${s['spend_usd']:.4f})")

@@ -1,0 +1,205 @@
+"""A judging run: items x judges x orders -> judgments in the data model, plus logs.
+
+For every item, judge and order (``AB`` = as stored, ``BA`` = answers swapped) the
+pairwise template is rendered and sent through :class:`~cap_core.judging.client.JudgeClient`
+(cache first). Parsed verdicts are mapped back to the ORIGINAL letters (a ``BA``
+verdict ``A`` means the original B). Completed calls are in the cache before anything
+else is written, so an interrupted run -- even ``kill -9`` -- is resumed by running it
+again: finished calls come back as cache hits (0 requests, $0).
+
+Written to ``out_dir`` (a dataset directory that ``profile`` and the dashboard load):
+``items/judgments/declarations.parquet``; ``run_items.parquet`` (items with texts);
+``calls.parquet`` (one row per call: accounting, status, reason, raw completion, parse
+result); ``run_log.jsonl`` (the same, appended as calls finish); ``failures.csv``
+(per judge x condition: calls, ok, unparsed, failed -- CAP Table 20 style);
+``run.json`` (settings and totals; no keys).
+Failed calls (errors after retries, budget, cancel) get no judgment row: the profile
+counts them as missing, i.e. excluded and never correct.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import polars as pl
+
+from cap_core.errors import CAPInputError
+from cap_core.judging.cache import JudgeCache
+from cap_core.judging.client import Budget, JudgeClient, RetryPolicy
+from cap_core.judging.parse import parse_verdict
+from cap_core.judging.request import JudgeRequest
+from cap_core.judging.templates import load_template
+from cap_core.schema import ITEMS_SCHEMA, JUDGMENTS_SCHEMA
+
+__all__ = ["RunSpec", "RunResult", "run_judging", "build_requests", "condition_membership"]
+
+_SWAP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
+
+
+@dataclass
+class RunSpec:
+    """Settings of a run (no secrets: keys come from the environment).
+
+    ``judges``: litellm model strings; ``orders``: subset of (``AB``, ``BA``);
+    ``variants``: item variants to judge (``None`` = all); ``evaluator``: model for
+    C8 rationale evaluation (``None`` = skip; must not be a judge); budgets in requests
+    and dollars; ``api_base`` for OpenAI-compatible servers.
+    """
+
+    judges: list[str]
+    orders: tuple[str, ...] = ("AB", "BA")
+    variants: tuple[str, ...] | None = None
+    template: str = "pairwise"
+    temperature: float | None = 0.0
+    max_tokens: int | None = 1024
+    response_format: str | None = None
+    api_base: str | None = None
+    evaluator: str | None = None
+    budget_calls: int | None = None
+    budget_usd: float | None = None
+    concurrency: int = 4
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def validate(self) -> None:
+        if not self.judges or not all(isinstance(j, str) and j.strip() for j in self.judges):
+            raise CAPInputError("at least one judge model is needed", column="judges", expected="litellm model strings",
+                                got=self.judges, fix="e.g. --model local/longer or --model openai/gpt-4o-mini")
+        bad = [o for o in self.orders if o not in ("AB", "BA")] or ([] if self.orders else ["(none)"])
+        if bad:
+            raise CAPInputError("unknown order", column="orders", expected="AB and/or BA", got=bad[0])
+        if self.evaluator and self.evaluator in self.judges:
+            raise CAPInputError("the rationale evaluator is one of the judges under test", column="evaluator",
+                                got=self.evaluator, fix="choose an evaluator model that is not judged in this run "
+                                "(CAP §3.3 keeps the evaluator apart to avoid self-evaluation)")
+
+
+@dataclass
+class RunResult:
+    """``out_dir``; ``judgments`` and ``calls`` frames; ``stats`` totals of this run."""
+
+    out_dir: Path
+    judgments: pl.DataFrame
+    calls: pl.DataFrame
+    stats: dict
+
+
+def _items_iv(items: pl.DataFrame) -> None:
+    need = ["benchmark", "item_id", "gold", "question", "response_a", "response_b"]
+    missing = [c for c in need if c not in items.columns]
+    if missing:
+        raise CAPInputError("run items lack a column", column=missing[0], expected=", ".join(need),
+                            got=sorted(items.columns), fix="give each item its question and both response texts")
+    if items.height == 0:
+        raise CAPInputError("no items to judge", expected="at least one item", got="0 rows")
+
+
+def build_requests(items: pl.DataFrame, spec: RunSpec) -> list[tuple[dict, str, str, JudgeRequest]]:
+    """``(item row, judge, order, request)`` for every item x judge x order."""
+    spec.validate()
+    _items_iv(items)
+    tpl = load_template(spec.template)
+    out = []
+    for row in items.iter_rows(named=True):
+        for order in spec.orders:
+            a, b = (row["response_a"], row["response_b"]) if order == "AB" else (row["response_b"], row["response_a"])
+            prompt = tpl.render(question=row["question"], answer_a=a, answer_b=b)
+            for judge in spec.judges:
+                req = JudgeRequest(judge, (("user", prompt),), spec.temperature, None, spec.max_tokens, None,
+                                   spec.response_format, tpl.version, spec.api_base)
+                out.append((row, judge, order, req))
+    return out
+
+
+def condition_membership(row: dict, order: str) -> list[str]:
+    """Conditions a call of ``row`` in ``order`` feeds (for the failure table)."""
+    from cap_core.schema import CONTENT_FAILURE_TYPES
+
+    conds, v = [], row.get("variant") or "original"
+    if v in ("plain", "original"):
+        conds += [c for c, ft in CONTENT_FAILURE_TYPES.items() if row.get("failure_type") == ft]
+        conds += ["C5", "C6"] if v == "plain" else []
+    conds += ["C5"] if v == "polished" else ["C6"] if v == "length_padded" else []
+    conds.append("C7")
+    if order == "AB":
+        conds.append("C8")
+    return conds
+
+
+def _call_row(row, judge, order, rec) -> dict:
+    parsed = parse_verdict(rec.completion) if rec.status == "ok" else None
+    verdict = None
+    if parsed is not None:
+        verdict = parsed.verdict if order == "AB" else _SWAP[parsed.verdict]
+    return {"judge": judge, "benchmark": row["benchmark"], "item_id": row["item_id"], "order": order,
+            "status": rec.status if parsed is None or parsed.verdict != "unparsed" else "unparsed",
+            "verdict": verdict, "presented_verdict": parsed.verdict if parsed else None,
+            "conflict": parsed.conflict if parsed else None, "reason": rec.error or (parsed.reason if parsed else ""),
+            "rationale": parsed.rationale if parsed else None, "completion": rec.completion,
+            "cache_hit": rec.cache_hit, "latency_s": rec.latency_s, "tokens_in": rec.tokens_in,
+            "tokens_out": rec.tokens_out, "cost_usd": rec.cost_usd, "retries": rec.retries, "key": rec.key}
+
+
+def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, out_dir: str | Path,
+                on_progress: Callable[[dict], None] | None = None,
+                cancel: threading.Event | None = None) -> RunResult:
+    """Judge ``items`` (module doc) and write the run directory.
+
+    Parameters
+    ----------
+    items : polars.DataFrame
+        ITEMS_SCHEMA columns plus ``question``, ``response_a``, ``response_b`` (String)
+        and optionally ``error_note`` (planted-error description, enables Form A).
+    spec : RunSpec
+    cache_dir, out_dir : path
+    on_progress : callable, optional
+        Called in the caller's thread after every call with ``done``, ``total``,
+        ``requests``, ``cache_hits``, ``failures``, ``spend_usd``, ``phase``.
+    cancel : threading.Event, optional
+        Set it to stop; finished calls are kept (cache and outputs).
+
+    Raises
+    ------
+    CAPInputError
+        Bad spec or items, evaluator among the judges, unwritable directories.
+    """
+    from cap_core.judging.run_output import write_run
+
+    if spec.variants is not None and "variant" in items.columns:
+        items = items.filter(pl.col("variant").is_in(list(spec.variants)))
+    jobs = build_requests(items, spec)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = JudgeCache(cache_dir)
+    client = JudgeClient(cache, Budget(spec.budget_calls, spec.budget_usd), spec.retry, spec.concurrency,
+                         cancel or threading.Event())
+    log = (out / "run_log.jsonl").open("a", encoding="utf-8")
+    rows: list[dict] = []
+    total = len(jobs)
+
+    def done(i: int, rec) -> None:
+        row, judge, order, _ = jobs[i]
+        r = _call_row(row, judge, order, rec)
+        rows.append(r)
+        log.write(json.dumps({k: v for k, v in r.items()}, ensure_ascii=False) + "\n")
+        log.flush()
+        if on_progress:
+            on_progress(dict(client.stats, done=len(rows), total=total, phase="judging"))
+
+    try:
+        client.map([j[3] for j in jobs], done)
+        calls = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+        if spec.evaluator and calls.height and not client.cancel.is_set():
+            from cap_core.judging.evaluate import evaluate_rationales
+
+            calls = evaluate_rationales(items, calls, spec.evaluator, client, on_progress=on_progress, log=log)
+    finally:
+        log.close()
+        cache.close()
+    settings = {k: v for k, v in asdict(spec).items() if k != "api_base"}
+    settings["api_base_set"] = bool(spec.api_base)
+    judgments = write_run(out, items, calls, settings, dict(client.stats, cancelled=client.cancel.is_set()))
+    return RunResult(out, judgments, calls, dict(client.stats, cancelled=client.cancel.is_set(), total=total))
