@@ -19,6 +19,7 @@ PAGES = [
     st.Page("pages/profiles.py", title="Profiles", url_path="judge-profiles"),
     st.Page("pages/export.py", title="Export", url_path="download"),
     st.Page("pages/cascades.py", title="Cascades", url_path="judge-cascades"),
+    st.Page("pages/label_audit.py", title="Label audit", url_path="label-set-audit"),
 ]
 
 page = st.navigation(PAGES)

@@ -238,7 +238,7 @@ BUILTIN: dict[str, Callable[[Path], tuple[pl.DataFrame, str]]] = {
 }
 
 #: Small sets the dashboard audits by default (answers in a few seconds).
-QUICK: tuple[str, ...] = ("LLMBar Natural", "LLMBar Neighbor", "LLMBar MT-Bench", "EvalBiasBench")
+QUICK: tuple[str, ...] = ("LLMBar Natural", "LLMBar Neighbor", "EvalBiasBench")
 
 
 def load_label_set(name_or_path: str | Path, *, shared: str | Path | None = None) -> LabelSet:

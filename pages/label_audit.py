@@ -1,0 +1,87 @@
+"""Label audit: how much of a label set can surface features recover without reading? (Validity Table 7)."""
+
+import polars as pl
+import streamlit as st
+
+from cap_core.audit import AuditResult
+from cap_core.errors import CAPInputError
+from cap_core.label_sets import BUILTIN, QUICK
+from cap_core.label_sets_user import FORMAT_HELP
+from components.audit_bars import audit_bars_figure, audit_display_table, length_drilldown, published_vs_computed
+from ui import audit_cache as ac
+
+st.title("Label audit")
+st.caption(
+    "Before trusting a label set to validate judges, check how much of it a construct-blind predictor "
+    "recovers: response length, digit/punctuation/casing counts, or character n-grams (n ≤ 4), each a "
+    "regularised logistic regression with prompt-grouped folds. A row clears its null when it beats "
+    "refits on permuted labels (p ≤ 0.05). Paired accuracy has chance 50%; per-item κ has chance 0."
+)
+shared, problem = ac.shared_status()
+if problem:
+    st.warning("The public label sets need their response texts from the shared data folder, which was not "
+               f"found. {problem}. You can still audit an uploaded label set below.")
+
+
+def _full() -> None:
+    st.session_state["la_sets"] = list(BUILTIN)
+    st.session_state["la_perm"] = ac.FULL_PERMUTATIONS
+
+
+st.session_state.setdefault("la_sets", list(QUICK) if shared else [])
+st.session_state.setdefault("la_perm", ac.QUICK_PERMUTATIONS)
+c1, c2, c3 = st.columns([3, 1, 1])
+names = c1.multiselect("Public label sets", list(BUILTIN), key="la_sets", disabled=shared is None)
+n_perm = c2.selectbox("Permutations", [0, ac.QUICK_PERMUTATIONS, ac.FULL_PERMUTATIONS], key="la_perm")
+mode = c3.radio("Chart mode", ["paired", "item"], key="la_mode")
+st.button("Run the full audit (every public set, 100 permutations; a few minutes)", key="la_full",
+          on_click=_full, disabled=shared is None)
+upload = st.file_uploader("Or upload your own label set", type=["csv", "tsv", "jsonl", "json", "parquet"],
+                          key="la_upload", help=FORMAT_HELP)
+st.caption(f"Upload format — {FORMAT_HELP}.")
+
+results: list[AuditResult] = []
+try:
+    for name in names if shared else []:
+        results.append(ac.audit_public(name, shared, n_perm))
+    if upload is not None:
+        own = ac.read_upload(upload.name, upload.getvalue())
+        for note in own.notices:
+            st.info(note)
+        results.append(ac.audit_upload(own.fingerprint(), own, n_perm))
+except CAPInputError as err:
+    st.error(str(err))
+if not results:
+    st.info("Choose at least one public label set or upload your own.")
+else:
+    table = pl.concat([r.table for r in results])
+    preds = pl.concat([r.predictions for r in results])
+    st.subheader("Computed audit")
+    st.dataframe(audit_display_table(table), hide_index=True, key="la_table")
+    weak = table.filter(~pl.col("clears_null").fill_null(False)).height
+    st.caption(f"{table.height} rows; {weak} do not clear their permutation null (hatched bars). "
+               "Ties are excluded and counted in n_ties.")
+    if mode in table["mode"].to_list():
+        st.plotly_chart(audit_bars_figure(table, mode), key="la_bars")
+    else:
+        st.info(f"No {mode}-mode rows: an uploaded set of single responses has no pairs.")
+
+    st.subheader("Which items does length_only get right?")
+    drill_set = st.selectbox("Label set", table["label_set"].unique(maintain_order=True).to_list(), key="la_drill")
+    drill = length_drilldown(preds, drill_set, mode)
+    if drill.height:
+        right = int(drill["correct"].sum())
+        st.caption(f"{drill_set}, {mode} mode: length alone gets {right} of {drill.height} units right "
+                   f"({100 * right / drill.height:.1f}%); the longer response is the better one in "
+                   f"{int(drill['longer_is_better'].sum())} of them. Lengths in characters.")
+        st.dataframe(drill, hide_index=True, key="la_drill_table")
+
+st.subheader("Published: Validity Table 7")
+pub = ac.published_table7()
+left, right = st.columns(2)
+left.caption("Published (Chen et al., construct-validity paper, Table 7): per-item a_imp, paired κ and accuracy %.")
+left.dataframe(pub, hide_index=True, key="la_published")
+comp = published_vs_computed(pub, pl.concat([r.table for r in results]) if results else pl.DataFrame())
+right.caption("Computed here (best of the three predictors) beside the published value. Audit RewardBench "
+              "or RM-Bench chat to fill this in; our RM-Bench is its chat subset only.")
+right.dataframe(comp, hide_index=True, key="la_compare")
