@@ -20,6 +20,7 @@ PAGES = [
     st.Page("pages/export.py", title="Export", url_path="download"),
     st.Page("pages/cascades.py", title="Cascades", url_path="judge-cascades"),
     st.Page("pages/label_audit.py", title="Label audit", url_path="label-set-audit"),
+    st.Page("pages/frontiers.py", title="Frontiers", url_path="validity-frontiers"),
 ]
 
 page = st.navigation(PAGES)
