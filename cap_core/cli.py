@@ -33,7 +33,8 @@ from cap_core.errors import CAPInputError
 __all__ = ["main", "build_parser", "EXTENSIONS"]
 
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
-EXTENSIONS: tuple[str, ...] = ("cap_core.cli_cascade", "cap_core.cli_audit", "cap_core.cli_validity", "cap_core.cli_judge")
+EXTENSIONS: tuple[str, ...] = ("cap_core.cli_cascade", "cap_core.cli_audit", "cap_core.cli_validity", "cap_core.cli_judge",
+                               "cap_core.cli_analyses")
 
 
 def build_parser() -> argparse.ArgumentParser:
