@@ -62,7 +62,7 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
         raise CAPInputError(
             "n_resamples must be a positive integer",
-            column="n_resamples",
+            argument="n_resamples",
             expected="an integer >= 1 (CAP uses 1000)",
             got=n_resamples,
             fix="pass e.g. n_resamples=1000",
@@ -70,7 +70,7 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise CAPInputError(
             "seed must be a non-negative integer",
-            column="seed",
+            argument="seed",
             expected="an integer >= 0",
             got=seed,
             fix="pass an explicit seed such as seed=0 so the intervals can be reproduced",
@@ -78,7 +78,7 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0.0 < float(level) < 1.0):
         raise CAPInputError(
             "level must be a confidence level strictly between 0 and 1",
-            column="level",
+            argument="level",
             expected="a fraction such as 0.95",
             got=level,
             fix="write 95% as level=0.95",
@@ -121,10 +121,10 @@ def resample_counts(n_units: int, n_resamples: int, seed: int, strata: np.ndarra
     check_bootstrap_args(n_resamples, seed, 0.95)
     if isinstance(n_units, bool) or not isinstance(n_units, numbers.Integral) or n_units < 0:
         raise CAPInputError(
-            "n_units must be a non-negative integer", column="n_units", expected="an integer >= 0", got=n_units
+            "n_units must be a non-negative integer", argument="n_units", expected="an integer >= 0", got=n_units
         )
     if strata is not None and np.shape(strata) != (int(n_units),):
-        raise CAPInputError("strata must hold one label per unit", column="strata",
+        raise CAPInputError("strata must hold one label per unit", argument="strata",
                             expected=f"shape ({int(n_units)},)", got=np.shape(strata))
     counts, perm = stratified_counts(int(n_units), int(n_resamples), int(seed), strata)
     out = np.empty_like(counts)

@@ -32,6 +32,10 @@ from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "EXTENSIONS"]
 
+#: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
+#: one or two replicates and the interval means little.
+MIN_CLI_RESAMPLES = 100
+
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
 EXTENSIONS: tuple[str, ...] = ("cap_core.cli_cascade", "cap_core.cli_audit", "cap_core.cli_validity", "cap_core.cli_judge",
                                "cap_core.cli_analyses")
@@ -45,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="import judge outputs into a dataset directory")
     imp.add_argument("kind", choices=["llmbar", "judgebench", "table"])
     imp.add_argument("path", type=Path, help="LLMBar Dataset folder, JudgeBench folder, or items table")
-    imp.add_argument("--judgments", type=Path, help="(table) the judgments file")
+    imp.add_argument(
+        "--judgments", type=Path, help="(table) the judgments file; without it PATH holds judgments joined with item columns"
+    )
     imp.add_argument("--declarations", type=Path, help="(table) optional coverage declarations file")
     imp.add_argument("--fork", type=Path, help="(judgebench) folder of the rubric-judge fork outputs")
     imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
@@ -84,12 +90,7 @@ def _import(args: argparse.Namespace) -> str:
     elif args.kind == "judgebench":
         ds = importers.import_judgebench(args.path, args.fork)
     else:
-        if args.judgments is None:
-            raise CAPInputError(
-                "`import table` needs a judgments file",
-                expected="--judgments PATH",
-                fix="pass the judgments table with --judgments (the positional PATH is the items table)",
-            )
+        # without --judgments, PATH is one joined table: judgment rows carrying item columns
         ds = importers.import_table(args.path, args.judgments, args.declarations)
     out = save_dataset(ds, args.out)
     for notice in ds.notices:
@@ -113,6 +114,14 @@ def _profile(args: argparse.Namespace) -> str:
     from cap_core.conditions import compute_profile
     from cap_core.dataset import load_dataset
 
+    if args.bootstrap < MIN_CLI_RESAMPLES:
+        raise CAPInputError(
+            "too few bootstrap resamples for a percentile interval",
+            argument="--bootstrap",
+            expected=f"at least {MIN_CLI_RESAMPLES} (1000 recommended, as in CAP)",
+            got=args.bootstrap,
+            fix="pass --bootstrap 1000",
+        )
     ds = load_dataset(args.data)
     res = compute_profile(
         ds,

@@ -87,11 +87,11 @@ def _names_iv(given, allowed: list[str], what: str) -> list[str]:
     if given is None:
         return list(allowed)
     if isinstance(given, str) or not all(isinstance(g, str) for g in given):
-        raise CAPInputError(f"{what} must be a list of names", column=what, expected="list of str", got=given)
+        raise CAPInputError(f"{what} must be a list of names", argument=what, expected="list of str", got=given)
     unknown = [g for g in given if g not in allowed]
     if unknown:
         raise CAPInputError(
-            f"unknown {what[:-1]} name", column=what, expected="one of " + ", ".join(allowed), got=unknown[0],
+            f"unknown {what[:-1]} name", argument=what, expected="one of " + ", ".join(allowed), got=unknown[0],
             fix=f"pick {what} present in the dataset",
         )
     return [a for a in allowed if a in set(given)]

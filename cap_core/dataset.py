@@ -121,13 +121,27 @@ def concat_datasets(datasets: list[Dataset]) -> Dataset:
 
 
 def save_dataset(ds: Dataset, path: str | Path) -> Path:
-    """Write ``ds`` as three zstd-compressed Parquet files under ``path`` (created)."""
+    """Write ``ds`` as three zstd-compressed Parquet files under ``path`` (created).
+
+    Raises
+    ------
+    CAPInputError
+        The folder cannot be created or written.
+    """
     out = Path(path)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in _FILES:
-        getattr(ds, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=False)
-    if ds.notices:
-        (out / "notices.txt").write_text("\n".join(ds.notices) + "\n", encoding="utf-8")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in _FILES:
+            getattr(ds, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=False)
+        if ds.notices:
+            (out / "notices.txt").write_text("\n".join(ds.notices) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CAPInputError(
+            "cannot write the dataset directory",
+            file=str(out),
+            got=exc.strerror or type(exc).__name__,
+            fix="choose a writable folder for --out",
+        ) from None
     return out
 
 

@@ -33,6 +33,9 @@ class CAPInputError(ValueError):
         1-based data row (the header is row 0) of the first offending record.
     column : str, optional
         Column (or JSON field) holding the bad value.
+    argument : str, optional
+        Function argument or command-line option holding the bad value (for bad
+        arguments rather than bad table cells).
     expected : str, optional
         The allowed set or shape, e.g. ``"one of A, B, tie, unparsed"``.
     got : object, optional
@@ -43,7 +46,7 @@ class CAPInputError(ValueError):
     Notes
     -----
     ``str(err)`` renders all parts on one line in a fixed order:
-    ``<problem> [file F, row R, column C]: expected E, got G. Fix: ...``.
+    ``<problem> [file F, row R, column C | argument `A`]: expected E, got G. Fix: ...``.
     The parts are also kept as attributes for the UI.
     """
 
@@ -54,6 +57,7 @@ class CAPInputError(ValueError):
         file: str | None = None,
         row: int | None = None,
         column: str | None = None,
+        argument: str | None = None,
         expected: str | None = None,
         got: object = None,
         fix: str | None = None,
@@ -62,6 +66,7 @@ class CAPInputError(ValueError):
         self.file = file
         self.row = row
         self.column = column
+        self.argument = argument
         self.expected = expected
         self.got = got
         self.fix = fix
@@ -75,6 +80,8 @@ class CAPInputError(ValueError):
             where.append(f"row {self.row}")
         if self.column is not None:
             where.append(f"column {self.column!r}")
+        if self.argument is not None:
+            where.append(f"argument `{self.argument}`")
         text = self.problem
         if where:
             text += " [" + ", ".join(where) + "]"
@@ -99,6 +106,7 @@ class CAPInputError(ValueError):
             file=self.file or file,
             row=self.row,
             column=self.column,
+            argument=self.argument,
             expected=self.expected,
             got=self.got,
             fix=self.fix,

@@ -116,3 +116,29 @@ def test_duplicate_judgment_key(tables, tmp_path):
     res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", str(tmp_path / "x"))
     assert res.returncode == 2
     assert "duplicate key" in res.stderr
+
+
+def test_single_joined_table(tmp_path):
+    # the same fixture as above, as one table: every judgment row carries its item's gold
+    gold = {"1": "A", "2": "B", "3": "A"}
+    lines = ["judge,benchmark,item_id,order,verdict,gold"]
+    for row in JUDGMENTS.splitlines()[1:]:
+        lines.append(row + "," + gold[row.split(",")[2]])
+    joined = tmp_path / "joined.csv"
+    joined.write_text("\n".join(lines) + "\n")
+    data = tmp_path / "ds"
+    assert main(["import", "table", str(joined), "--out", str(data)]) == 0
+    out = tmp_path / "p.csv"
+    assert main(["profile", "--data", str(data), "--bootstrap", "200", "--out", str(out)]) == 0
+    assert _cell(pl.read_csv(out), "overall", "pa")["value"][0] == pytest.approx(50.0)
+
+
+def test_too_few_resamples_and_unwritable_out(tables, tmp_path):
+    items, judgments = tables
+    data = tmp_path / "ds"
+    main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)])
+    res = _run_cli("profile", "--data", str(data), "--bootstrap", "1", "--out", str(tmp_path / "p.csv"))
+    assert res.returncode == 2 and "argument `--bootstrap`" in res.stderr
+    res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", "/proc/nowhere")
+    assert res.returncode == 2 and "cannot write the dataset directory" in res.stderr
+    assert "Traceback" not in res.stderr
