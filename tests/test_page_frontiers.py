@@ -1,0 +1,69 @@
+"""The Frontiers page under streamlit's AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from streamlit.testing.v1 import AppTest
+
+from cap_core.frontier import operating_point, point_at, sweep
+from cap_core.validity import validate_grades
+from cap_core.validity_real import REAL_GRADINGS, gradings_to_grades
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+QWEN = "τ — Qwen/Qwen3-8B"
+
+
+def _sweep() -> pl.DataFrame:
+    # core values are checked against a plain loop over the raw files in tests/cap_core/test_validity_real.py;
+    # here the page must show exactly those values
+    return sweep(validate_grades(gradings_to_grades(pl.read_parquet(REAL_GRADINGS))[0]))
+
+
+def _shown(row: dict) -> str:
+    return f"τ = {row['tau']:g}: S = {row['S']:.3f}, R = {row['R']:.3f}"
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/frontiers.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _line(at: AppTest, judge: str) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(f"**{judge}**"))
+
+
+def test_page_renders_plane_bars_and_tables():
+    at = _page()
+    assert at.title[0].value == "Frontiers"
+    assert len(at.get("plotly_chart")) == 2
+    ops = at.dataframe[0].value
+    assert set(ops["source"]) == {"computed", "published: Validity Table 5"}
+    # the matched-invariance point is the slider's default
+    op = operating_point(_sweep()).filter(pl.col("judge") == "Qwen/Qwen3-8B").row(0, named=True)
+    assert op["S"] >= 0.90 and _shown(op) in _line(at, "Qwen/Qwen3-8B")
+    assert "S = not measurable" in _line(at, "GPT-4/Rating")
+
+
+def test_moving_the_slider_moves_the_operating_point():
+    at = _page()
+    before = _line(at, "Qwen/Qwen3-8B")
+    slider = next(s for s in at.select_slider if s.label == QWEN)
+    slider.set_value(0.025).run()
+    after = _line(at, "Qwen/Qwen3-8B")
+    assert after != before and "τ = 0.025" in after
+    assert _shown(point_at(_sweep(), "Qwen/Qwen3-8B", 0.025)) in after
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert "0.025" in fig
+
+
+def test_raising_the_invariance_floor_moves_the_matched_point():
+    at = _page()
+    at.slider(key="fr_min_s").set_value(0.95).run()
+    ops = at.dataframe[0].value
+    qwen = ops[(ops["judge"] == "Qwen/Qwen3-8B") & (ops["source"] == "computed")].iloc[0]
+    assert qwen["S"] >= 0.95 and qwen["tau"] < 0.925
