@@ -5,16 +5,56 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import polars as pl
 
+from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
+from components.labels import short_labels
 
-__all__ = ["radar_figure", "AXIS_ORDER"]
+__all__ = ["radar_figure", "radar_rows", "AXIS_ORDER"]
 
 #: Angular order of the axes, the same for every judge (CAP Table 1 order).
 AXIS_ORDER: tuple[str, ...] = CONDITION_IDS
+#: Direction (degrees, counter-clockwise from east) of the radial tick labels: halfway
+#: between the C1 (top) and C2 spokes, clear of every condition name.
+RADIAL_ANGLE = 67.5
 
 
 def _theta(cond: str) -> str:
     return f"{cond} {CONDITIONS[cond][0]}"
+
+
+def radar_rows(rows: pl.DataFrame, *, label_col: str = "label") -> pl.DataFrame:
+    """The rows a radar draws: primary metric of C1..C8, one per entry and condition.
+
+    A profile holds several metrics per condition (e.g. C7 strict, consistency and
+    stable_but_wrong); only the ``primary`` one (CAP §3: pa for C1-C4, strict for
+    C5-C7, supported for C8) is plotted.
+
+    Raises
+    ------
+    CAPInputError
+        Missing ``label_col`` / ``condition`` / ``value`` column, or still more than one
+        row for an entry and condition (e.g. two subsets under one label).
+    """
+    missing = [c for c in (label_col, "condition", "value") if c not in rows.columns]
+    if missing:
+        raise CAPInputError(
+            "radar rows lack a needed column", column=missing[0],
+            expected=f"columns {label_col}, condition, value (and primary)", got=sorted(rows.columns),
+        )
+    keep = pl.col("condition").is_in(list(AXIS_ORDER))
+    if "primary" in rows.columns:
+        keep = keep & pl.col("primary").fill_null(False)
+    out = rows.filter(keep)
+    dup = out.filter(pl.struct(label_col, "condition").is_duplicated())
+    if dup.height:
+        raise CAPInputError(
+            "more than one primary value for one radar entry and condition",
+            column="condition",
+            expected="one row per entry and condition",
+            got=f"{dup[label_col][0]!s:.60} {dup['condition'][0]} ({dup.height} rows)",
+            fix="give entries of different subsets or sources distinct labels",
+        )
+    return out
 
 
 def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | None = None) -> go.Figure:
@@ -23,10 +63,13 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
     Parameters
     ----------
     rows : polars.DataFrame
-        Primary profile rows with columns ``label_col`` (String), ``condition``
-        (C1..C8) and ``value`` (Float64, percent). Other conditions are ignored.
+        Profile rows with columns ``label_col`` (String), ``condition``
+        (C1..C8), ``value`` (Float64, percent) and, when present, ``primary``
+        (Boolean): non-primary metrics and other conditions are ignored (see
+        :func:`radar_rows`).
     label_col : str, default "label"
-        Column naming the entry (one polygon each).
+        Column naming the entry (one polygon each). Legend and hover show it cut to
+        60 characters (:func:`components.labels.short_labels`).
     title : str, optional
 
     Returns
@@ -35,33 +78,45 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         Each trace has ``theta`` = the eight axes followed by the first axis again
         (closed polygon) and ``r`` = the values in that order with ``None`` where
         the entry lacks a condition, so the outline breaks there (a gap, never a
-        zero; ``connectgaps`` is off). Radial axis fixed to 0-100 percent.
+        zero; ``connectgaps`` is off). Radial axis fixed to 0-100 percent, its tick
+        labels drawn between the C1 and C2 spokes.
+
+    Raises
+    ------
+    CAPInputError
+        See :func:`radar_rows`.
     """
     theta = [_theta(c) for c in AXIS_ORDER] + [_theta(AXIS_ORDER[0])]
     fig = go.Figure()
-    rows = rows.filter(pl.col("condition").is_in(list(AXIS_ORDER)))
-    for label in rows.get_column(label_col).unique(maintain_order=True).to_list():
+    rows = radar_rows(rows, label_col=label_col)
+    labels = rows.get_column(label_col).unique(maintain_order=True).to_list()
+    shown = short_labels(labels)
+    for label in labels:
         sub = rows.filter(pl.col(label_col) == label)
         by_cond = dict(zip(sub["condition"].to_list(), sub["value"].to_list()))
         r = [by_cond.get(c) for c in AXIS_ORDER]
         r.append(r[0])
+        name = shown[label]
         fig.add_trace(
             go.Scatterpolar(
                 r=r,
                 theta=theta,
-                name=label,
+                name=name,
                 mode="lines+markers",
                 connectgaps=False,
-                hovertemplate="%{theta}: %{r:.1f}%<extra>" + label.replace("%", "%%") + "</extra>",
+                hovertemplate="%{theta}: %{r:.1f}%<extra>" + name.replace("%", "%%") + "</extra>",
             )
         )
     fig.update_layout(
         title=title,
         polar=dict(
-            radialaxis=dict(range=[0, 100], ticksuffix="%"),
+            radialaxis=dict(
+                range=[0, 100], ticksuffix="%", tickvals=[25, 50, 75, 100], angle=RADIAL_ANGLE,
+                tickangle=0, tickfont=dict(size=10, color="#666"),
+            ),
             angularaxis=dict(categoryorder="array", categoryarray=theta[:-1], direction="clockwise"),
         ),
         legend=dict(orientation="h", y=-0.15),
-        margin=dict(l=40, r=40, t=60 if title else 30, b=40),
+        margin=dict(l=90, r=90, t=60 if title else 40, b=40),
     )
     return fig

@@ -38,3 +38,16 @@ def test_profile_table_keeps_primary_conditions_in_order():
 def test_entry_labels():
     assert entry_label("GPT-4/CoT", "all", "computed") == "GPT-4/CoT"
     assert entry_label("GPT-4o", "hard_empirical", "published: CAP Table 3") == "GPT-4o · CAP Table 3 · hard_empirical"
+
+
+def test_short_labels_cut_at_60_and_stay_distinct():
+    from components.labels import short_label, short_labels
+
+    long = "=cmd|" + "a" * 200_000
+    assert short_label(long) == long[:59] + "…" and len(short_label(long)) == 60
+    assert short_label("GPT-4/CoT") == "GPT-4/CoT"
+    assert short_label("two\nlines") == "two lines"
+    shown = short_labels([long, long + "b", "GPT-4/CoT", long])
+    assert len(shown) == 3 and shown["GPT-4/CoT"] == "GPT-4/CoT"
+    assert shown[long] == long[:59] + "…"
+    assert shown[long + "b"].endswith(" #2") and len(shown[long + "b"]) == 60
