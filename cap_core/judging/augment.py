@@ -85,16 +85,16 @@ def invariants_kept(original: str, rewritten: str) -> bool:
     return all(have[w] >= n for w, n in need.items())
 
 
-def _generate(client, template, model, text, seed, **fields):
+def _generate(client, template, model, text, seed, api_base=None, **fields):
     from cap_core.judging.request import JudgeRequest
 
     req = JudgeRequest(model, (("user", template.render(text=text, **fields)),), temperature=0.3,
-                       max_tokens=2048, seed=seed, template_version=template.version)
+                       max_tokens=2048, seed=seed, template_version=template.version, api_base=api_base)
     rec = client.call(req)
     return rec.completion.strip() if rec.status == "ok" and rec.completion else None
 
 
-def _rewrite(kind, text, generator, client, factor, band, attempts):
+def _rewrite(kind, text, generator, client, factor, band, attempts, api_base=None):
     """One checked rewrite; returns (text or None, reason)."""
     from cap_core.judging.templates import load_template
 
@@ -104,7 +104,7 @@ def _rewrite(kind, text, generator, client, factor, band, attempts):
         if generator:
             tpl = load_template("polish" if kind == "polished" else "pad")
             extra = {} if kind == "polished" else {"factor": f"{factor:g}"}
-            new = _generate(client, tpl, generator, text, attempt, **extra)
+            new = _generate(client, tpl, generator, text, attempt, api_base, **extra)
             if new is None:
                 reason = "generator call failed"
                 continue
@@ -123,7 +123,7 @@ def _rewrite(kind, text, generator, client, factor, band, attempts):
 
 def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=None, pad_factor: float = 1.5,
                   polish_band: float = 0.2, pad_band: tuple[float, float] | None = None, attempts: int = 3,
-                  verifier=None) -> tuple[pl.DataFrame, pl.DataFrame]:
+                  verifier=None, api_base: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Add ``polished`` and ``length_padded`` variants of each ``plain``/``original`` item.
 
     Parameters
@@ -139,6 +139,8 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
         allowed padded/original length ratio (default ``pad_factor`` +-0.25).
     verifier : callable, optional
         ``verifier(row) -> bool``: True when the gold still wins on the variant row.
+    api_base : str, optional
+        Endpoint of an OpenAI-compatible server for the generator.
 
     Returns
     -------
@@ -173,7 +175,7 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
             band = (1 - polish_band, 1 + polish_band) if kind == "polished" else pad_band
             reason = ""
             for f in fields:
-                new, reason = _rewrite(kind, row[f], generator, client, pad_factor, band, attempts)
+                new, reason = _rewrite(kind, row[f], generator, client, pad_factor, band, attempts, api_base)
                 if new is None:
                     break
                 out[f] = new
