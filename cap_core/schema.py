@@ -72,6 +72,7 @@ __all__ = [
     "JUDGMENTS_REQUIRED",
     "PROFILE_SCHEMA",
     "DECLARATION_SCHEMA",
+    "MAX_ID_LENGTH",
     "validate_items",
     "validate_judgments",
     "validate_declarations",
@@ -185,6 +186,11 @@ DECLARATION_SCHEMA: dict[str, pl.DataType] = {
 }
 
 _OPTIONAL_DEFAULTS_ITEMS = {"subset": "all", "variant": "original"}
+
+#: Longest id (judge, benchmark, item_id, ...) accepted, in characters.
+MAX_ID_LENGTH = 500
+#: Id-like text columns whose length is checked.
+ID_COLUMNS: tuple[str, ...] = ("judge", "benchmark", "item_id", "base_item_id", "subset", "variant")
 
 
 def _rows(n: int) -> str:
@@ -313,15 +319,37 @@ def _check_unique(df: pl.DataFrame, keys: list[str], table: str, file: str | Non
     dup = df.with_row_index("_row").filter(pl.struct(keys).is_duplicated())
     if dup.height:
         first = dup.row(0, named=True)
+        same = dup.filter(pl.all_horizontal([pl.col(k).eq_missing(first[k]) for k in keys]))
+        r1, r2 = int(same["_row"][0]) + 1, int(same["_row"][1]) + 1
         raise CAPInputError(
-            f"duplicate key ({', '.join(keys)}) in the {table} table ({dup.height} rows share a key)",
+            f"duplicate key ({', '.join(keys)}) in the {table} table: rows {r1} and {r2} share a key "
+            f"({dup.height} rows repeat some key)",
             file=file,
-            row=int(first["_row"]) + 1,
+            row=r1,
             column=keys[-1],
             expected="each key once",
             got={k: first[k] for k in keys},
-            fix="remove the repeated rows or give them distinct keys",
+            fix=f"remove row {r2} (or give it a distinct key) and check the other repeated rows",
         )
+
+
+def _check_id_lengths(df: pl.DataFrame, table: str, file: str | None) -> None:
+    """Reject id cells longer than :data:`MAX_ID_LENGTH` (a broken quote or misplaced text column)."""
+    for col in ID_COLUMNS:
+        if col not in df.columns or df.schema[col] != pl.String:
+            continue
+        bad = df.with_row_index("_row").filter(pl.col(col).str.len_chars() > MAX_ID_LENGTH)
+        if bad.height:
+            value = bad[col][0]
+            raise CAPInputError(
+                f"{col} longer than {MAX_ID_LENGTH} characters in the {table} table ({_rows(bad.height)})",
+                file=file,
+                row=int(bad["_row"][0]) + 1,
+                column=col,
+                expected=f"an id of at most {MAX_ID_LENGTH} characters",
+                got=f"{value[:40]}… ({len(value)} characters)",
+                fix=f"shorten the {col} values; an id this long usually means a misplaced text column or an unclosed quote",
+            )
 
 
 def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
@@ -345,12 +373,14 @@ def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame
     ------
     CAPInputError
         Empty table, missing column (with a rename suggestion for near misses),
-        uncastable value, ``gold`` not A/B, unknown ``failure_type``, duplicate
-        (benchmark, item_id).
+        uncastable value, an id longer than :data:`MAX_ID_LENGTH` characters,
+        ``gold`` not A/B, unknown ``failure_type``, duplicate (benchmark, item_id)
+        (naming the first row and the row that repeats it).
     """
     _check_nonempty(df, "items", file)
     _check_columns(df, ITEMS_REQUIRED, ITEMS_SCHEMA, "items", file)
     df = _cast(df, ITEMS_SCHEMA, "items", file)
+    _check_id_lengths(df, "items", file)
     if "gold" in df.columns and df.schema["gold"] == pl.String:
         df = df.with_columns(pl.col("gold").str.strip_chars())
     _check_allowed(df, "gold", GOLDS, "items", file, "gold must say which response is better: A or B")
@@ -407,13 +437,15 @@ def validate_judgments(
     Raises
     ------
     CAPInputError
-        Empty table, missing column, uncastable value, ``order`` not AB/BA,
+        Empty table, missing column, uncastable value, an id longer than
+        :data:`MAX_ID_LENGTH` characters, ``order`` not AB/BA,
         ``verdict`` not in A/B/tie/unparsed, ``rationale_supported`` not 0/1,
         duplicate (judge, benchmark, item_id, order), a judgment with no item.
     """
     _check_nonempty(df, "judgments", file)
     _check_columns(df, JUDGMENTS_REQUIRED, JUDGMENTS_SCHEMA, "judgments", file)
     df = _cast(df, JUDGMENTS_SCHEMA, "judgments", file)
+    _check_id_lengths(df, "judgments", file)
     _check_allowed(df, "order", ORDERS, "judgments", file, "AB is the original presentation, BA the swapped one")
     _check_allowed(
         df,

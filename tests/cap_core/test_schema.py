@@ -85,7 +85,19 @@ def test_order_outside_set():
 
 def test_duplicate_judgment_key():
     err = raised(validate_judgments, judgments(order=["AB", "AB", "AB"]))
-    assert "duplicate key" in str(err) and err.row == 1
+    # rows 1 and 2 are both (j, b, 1, AB)
+    assert "duplicate key" in str(err) and err.row == 1 and "rows 1 and 2" in str(err)
+
+
+def test_duplicate_key_names_the_first_row_and_its_repeat():
+    ids = [str(i) for i in range(1, 32)]
+    ids[30] = "3"  # data row 31 repeats the key of data row 3
+    err = raised(validate_items, items(benchmark=["b"] * 31, item_id=ids, gold=["A"] * 31))
+    assert err.row == 3 and "rows 3 and 31" in str(err) and "remove row 31" in err.fix
+    # an earlier, different duplicate pair is reported by its own rows, not mixed with a later key
+    ids2 = ["x", "y", "z", "y", "x"]  # x: rows 1 and 5; y: rows 2 and 4
+    err = raised(validate_items, items(benchmark=["b"] * 5, item_id=ids2, gold=["A"] * 5))
+    assert "rows 1 and 5" in str(err)
 
 
 def test_duplicate_item_key():
@@ -127,3 +139,15 @@ def test_profile_percent_range():
     assert "percent" in str(err) and err.column == "value"
     gap = prof.with_columns(pl.lit("C5").alias("condition"), pl.lit("surface_gap").alias("metric"), pl.lit(-4.0).alias("value"))
     assert validate_profile(gap)["value"][0] == -4.0
+
+
+def test_absurdly_long_ids_are_rejected_with_row_and_column():
+    huge = "=cmd|" + "x" * 200_000
+    err = raised(validate_judgments, judgments(judge=["j", huge, "j"]))
+    assert (err.row, err.column) == (2, "judge") and "longer than 500 characters" in str(err)
+    assert "200005 characters" in str(err) and err.fix
+    assert len(str(err)) < 800  # the message itself stays readable
+    err = raised(validate_items, items(item_id=["1", "2", "i" * 501]))
+    assert (err.row, err.column) == (3, "item_id")
+    ok = validate_items(items(item_id=["1", "2", "i" * 500]))  # exactly 500 is accepted
+    assert ok.height == 3
