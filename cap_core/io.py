@@ -93,6 +93,44 @@ def _read_iv(path: str | Path, data: bytes | None, kind: str) -> tuple[str, str]
     return name, SUPPORTED_EXTENSIONS[suffix]
 
 
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
+_SIGNATURES = (
+    (b"\x80", "a Python pickle"),
+    (b"PK\x03\x04", "a ZIP archive or Excel workbook"),
+    (b"PAR1", "a Parquet file (rename it to .parquet)"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel (.xls) workbook"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\xff\xfe", "UTF-16 text (save it as UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text (save it as UTF-8)"),
+)
+
+
+def _check_content(raw: bytes, name: str, kind: str, fmt: str) -> None:
+    """Reject an empty file, and binary content in a file named as text (CSV/TSV/JSON)."""
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    if not body.strip():
+        raise CAPInputError(
+            f"the {kind} file is empty",
+            file=name,
+            expected="a header row and at least one record",
+            got=f"{len(raw)} bytes" + (" of blank space" if raw else ""),
+            fix="choose the file that holds the table, or save the table again",
+        )
+    if fmt == "parquet":
+        return
+    head = body[:65536]
+    if b"\x00" in head or sum(head.count(bytes([c])) for c in _CONTROL_BYTES) > 0.05 * len(head):
+        what = next((w for sig, w in _SIGNATURES if head.startswith(sig)), "binary data")
+        raise CAPInputError(
+            f"the {kind} file is not text: it looks like {what}, not {fmt.upper()}",
+            file=name,
+            expected=f"plain text in {fmt.upper()} format",
+            got=f"binary content starting {head[:8]!r}",
+            fix="export the table as CSV, TSV, JSONL or Parquet from the program that made it "
+            "(pickle and Excel files are not read)",
+        )
+
+
 def _records_frame(records: list, name: str, kind: str) -> pl.DataFrame:
     for i, rec in enumerate(records, start=1):
         if not isinstance(rec, dict):
@@ -200,7 +238,8 @@ def read_table(
     Raises
     ------
     CAPInputError
-        Missing file, unsupported extension (pickle, Excel, ...), malformed JSON line
+        Missing file, empty file, binary content in a text-format file (a pickle or
+        workbook renamed to .csv), unsupported extension (pickle, Excel, ...), malformed JSON line
         (names the file and the 1-based line), unparsable CSV, unreadable Parquet,
         or JSON records that are not objects.
 
@@ -211,6 +250,7 @@ def read_table(
     """
     name, fmt = _read_iv(path, data, kind)
     raw = bytes(data) if data is not None else Path(path).read_bytes()
+    _check_content(raw, name, kind, fmt)
     if fmt == "parquet":
         try:
             return pl.read_parquet(io.BytesIO(raw)), []

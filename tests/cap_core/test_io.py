@@ -99,3 +99,43 @@ def test_ragged_csv_is_a_clear_error(tmp_path):
     f.write_text("a,b\n1,2,3\n")
     with pytest.raises(CAPInputError, match="could not be parsed"):
         read_table(f)
+
+
+def test_pickle_renamed_to_csv_is_called_binary_not_empty(tmp_path):
+    f = tmp_path / "items.csv"
+    f.write_bytes(pickle.dumps({"benchmark": ["b"], "item_id": ["1"], "gold": ["A"]}))
+    with pytest.raises(CAPInputError) as info:
+        read_table(f, kind="items")
+    msg = str(info.value)
+    assert "not text" in msg and "pickle" in msg and "items.csv" in msg
+    assert "empty" not in msg and "0 rows" not in msg
+
+
+def test_binary_without_known_signature_and_utf16(tmp_path):
+    f = tmp_path / "judgments.tsv"
+    f.write_bytes(bytes(range(256)) * 4)  # NUL and control bytes throughout
+    with pytest.raises(CAPInputError, match="not text: it looks like binary data"):
+        read_table(f, kind="judgments")
+    g = tmp_path / "items.csv"
+    g.write_bytes("benchmark,item_id,gold\nb,1,A\n".encode("utf-16"))
+    with pytest.raises(CAPInputError, match="UTF-16"):
+        read_table(g, kind="items")
+
+
+@pytest.mark.parametrize("content", [b"", b"   \n\n", b"\xef\xbb\xbf\n"])
+@pytest.mark.parametrize("name", ["items.csv", "items.jsonl", "items.json", "items.parquet"])
+def test_empty_file_is_called_empty(tmp_path, name, content):
+    f = tmp_path / name
+    f.write_bytes(content)
+    with pytest.raises(CAPInputError) as info:
+        read_table(f, kind="items")
+    err = info.value
+    assert err.problem == "the items file is empty" and err.file == name
+    assert "quote" not in str(err)
+
+
+def test_cp1252_text_is_not_mistaken_for_binary(tmp_path):
+    f = tmp_path / "items.csv"
+    f.write_bytes(("benchmark,item_id,gold,subset\n" + "b,1,A,Zürich – “quoted” café\n" * 50).encode("cp1252"))
+    frame, notices = read_table(f, kind="items")
+    assert frame.height == 50 and "cp1252" in notices[0]
