@@ -5,6 +5,9 @@
 ``probes verify --bases FILE --probes FILE --out FILE.csv [--max-length-change 0.5]``
     Verify probes against their bases; writes the probes with status and reason and
     prints the rejection counts per slot.
+``probes grade --bases FILE --probes FILE --judge MODEL [--judge MODEL ...] --out FILE.csv [--cache DIR]``
+    Grade base claims and kept probes live through the judging cache and litellm
+    (``localgrade/overlap`` runs offline); writes a graded probe table.
 ``validity --grades FILE --out FILE.csv [--sweep FILE.csv] [--min-s 0.90] [--bootstrap 1000] [--seed 0]``
     Matched-invariance operating point of every judge in a graded probe table, with
     base-item bootstrap intervals; ``--sweep`` also writes every threshold's (S, R).
@@ -35,6 +38,15 @@ def register(sub) -> None:
     ver.add_argument("--out", type=Path, required=True)
     ver.add_argument("--max-length-change", type=float, default=None, help="fraction, e.g. 0.5")
     ver.set_defaults(handler=_verify)
+    gr = psub.add_parser("grade", help="grade base claims and verified probes with judges (live)")
+    gr.add_argument("--bases", type=Path, required=True)
+    gr.add_argument("--probes", type=Path, required=True, help="verified probe table")
+    gr.add_argument("--judge", action="append", required=True, help="litellm model string (repeatable)")
+    gr.add_argument("--out", type=Path, required=True)
+    gr.add_argument("--cache", type=Path, default=Path(".cap_cache/judging"))
+    gr.add_argument("--max-calls", type=int, default=None)
+    gr.add_argument("--api-base", default=None)
+    gr.set_defaults(handler=_grade)
     va = sub.add_parser("validity", help="(S, R) operating points of graded judges")
     va.add_argument("--grades", type=Path, required=True, help="graded probe table")
     va.add_argument("--out", type=Path, required=True)
@@ -101,6 +113,19 @@ def _verify(args: argparse.Namespace) -> str:
              for r in summary.iter_rows(named=True) if r["n"]]
     kept = int((verified["status"] == "kept").sum())
     return "\n".join(lines + [f"kept {kept} of {verified.height} probes; wrote {args.out}"])
+
+
+def _grade(args: argparse.Namespace) -> str:
+    import sys
+
+    from cap_core.probe_judging import grade_probes
+
+    grades, notices = grade_probes(_read(args.bases, "base claims"), _read(args.probes, "probes"), args.judge,
+                                   cache_dir=args.cache, max_calls=args.max_calls, api_base=args.api_base)
+    for n in notices:
+        print(f"notice: {n}", file=sys.stderr)
+    _write(grades, args.out)
+    return f"wrote {grades.height} graded probes to {args.out}"
 
 
 def _validity(args: argparse.Namespace) -> str:
