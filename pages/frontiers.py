@@ -17,7 +17,8 @@ st.caption(
     "within an item; intervals resample base items. A grade becomes a verdict at threshold τ (grade > τ)."
 )
 source = st.radio("Graded data", ["public graded outputs (JudgeBench rubric, LLMBar Rating)",
-                                  "upload a graded probe table"], key="fr_source", horizontal=True)
+                                  "built-in probe set, graded live", "upload a graded probe table"],
+                  key="fr_source", horizontal=True)
 gradings, notices = None, []
 try:
     if source.startswith("public"):
@@ -30,6 +31,17 @@ try:
             "sensitivity, not scope/strength. LLMBar Rating gives one 0–10 rating per output and no repeat: "
             "only R(τ) is measurable, S is not, so those judges get no point on the plane."
         )
+    elif source.startswith("built-in"):
+        models = st.text_input("Judges (litellm model strings, comma-separated; localgrade/overlap runs offline)",
+                               "localgrade/overlap", key="fr_models")
+        judges = tuple(m.strip() for m in models.split(",") if m.strip())
+        if judges != ("localgrade/overlap",) and not st.button("Grade (calls are cached; hosted models cost money)",
+                                                                key="fr_grade"):
+            st.stop()
+        grades, sw, notices = vc.builtin_graded(judges)
+        key = "builtin:" + ",".join(judges)
+        st.info("Each judge grades 1–5 how fully the evidence licenses the claim, for every base claim and every "
+                "verified probe; controls (T_I) give S, scope and strength edits (T_C) give R per axis.")
     else:
         up = st.file_uploader("Graded probe table (judge, base_item_id, probe_id, class, axis, slot, grade_base, "
                               "grade_probe, scale_min, scale_max)", type=["csv", "tsv", "jsonl", "json", "parquet"],

@@ -67,3 +67,12 @@ def test_raising_the_invariance_floor_moves_the_matched_point():
     ops = at.dataframe[0].value
     qwen = ops[(ops["judge"] == "Qwen/Qwen3-8B") & (ops["source"] == "computed")].iloc[0]
     assert qwen["S"] >= 0.95 and qwen["tau"] < 0.925
+
+
+def test_builtin_probe_set_graded_offline():
+    at = _page()
+    at.radio(key="fr_source").set_value("built-in probe set, graded live").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    line = _line(at, "localgrade/overlap")
+    assert "S = " in line and "not measurable" not in line
+    assert any("calls:" in c.value for c in at.caption)

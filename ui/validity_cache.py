@@ -39,6 +39,24 @@ def uploaded(name: str, data: bytes) -> tuple[pl.DataFrame, pl.DataFrame]:
     return grades, sweep(grades)
 
 
+CACHE_DIR = REAL_GRADINGS.parents[2] / ".cap_cache" / "judging"
+
+
+@st.cache_data(max_entries=4, show_spinner="Grading the built-in probe set (cache first)…")
+def builtin_graded(judges: tuple[str, ...]) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    """The built-in probe set graded live by ``judges``: (grades, sweep, notices)."""
+    from cap_core.probe_judging import grade_probes
+
+    bases = pl.read_csv(REAL_GRADINGS.parent / "probe_bases.csv")
+    probes = pl.read_csv(REAL_GRADINGS.parent / "probes_builtin.csv")
+    grades, notices = grade_probes(bases, probes, list(judges), cache_dir=CACHE_DIR)
+    if grades.height == 0:
+        raise CAPInputError("no probe could be graded", expected="readable 1-5 grades", got=notices[-1],
+                            fix="check the model string and its API key in the environment")
+    grades = validate_grades(grades)
+    return grades, sweep(grades), notices
+
+
 @st.cache_data(max_entries=16, show_spinner="Bootstrapping over base items…")
 def operating(key: str, min_s: float, s_high: float, r_high: float, _grades: pl.DataFrame,
               _sw: pl.DataFrame) -> pl.DataFrame:
