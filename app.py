@@ -21,6 +21,7 @@ PAGES = [
     st.Page("pages/cascades.py", title="Cascades", url_path="judge-cascades"),
     st.Page("pages/label_audit.py", title="Label audit", url_path="label-set-audit"),
     st.Page("pages/frontiers.py", title="Frontiers", url_path="validity-frontiers"),
+    st.Page("pages/live_run.py", title="Live run", url_path="live-judging"),
 ]
 
 page = st.navigation(PAGES)

@@ -16,10 +16,10 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
 from cap_core.weights import PRESETS
-from components.labels import entry_label
+from components.labels import entry_label, short_label
 from ui import cache
 
-SOURCES = ("embedded default data", "upload")
+SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/live_run_cache.py
 CUSTOM = "custom"
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 
@@ -63,6 +63,13 @@ def _load(sel: Selection) -> None:
     if sel.source == SOURCES[0]:
         sel.ds, sel.fingerprint = cache.default_dataset()
         return
+    if sel.source == SOURCES[2]:
+        from ui.live_run_cache import live_run_dataset
+
+        sel.ds, sel.fingerprint = live_run_dataset()
+        if sel.ds is None:
+            st.sidebar.info("No live run in this session yet: start one on the Live run page.")
+        return
     items = st.sidebar.file_uploader("Items table (or one joined table)", type=UPLOAD_TYPES, key="sb_items_file")
     judg = st.sidebar.file_uploader("Judgments table (optional)", type=UPLOAD_TYPES, key="sb_judgments_file")
     decl = st.sidebar.file_uploader("Coverage declarations (optional)", type=UPLOAD_TYPES, key="sb_decl_file")
@@ -98,6 +105,25 @@ def _keep_valid(key: str, options: list[str], default: list[str]) -> None:
     st.session_state[key] = current or default
 
 
+def _follow_new_data(sel: Selection) -> None:
+    """After a new upload or a switch of data source, select the loaded data's first benchmark."""
+    ss = st.session_state
+    if ss.get("_sb_data_fingerprint") == sel.fingerprint:
+        return
+    ss["_sb_data_fingerprint"] = sel.fingerprint
+    if sel.ds is not None and sel.ds.benchmarks:
+        ss["sb_benchmark"] = sel.ds.benchmarks[0]
+
+
+def data_location(sel: Selection) -> str:
+    """One sentence saying where the selected benchmark's data comes from."""
+    bench = short_label(sel.benchmark or "")
+    if sel.ds is not None and sel.benchmark in sel.ds.benchmarks:
+        where = "Your data" if sel.source == "upload" else sel.source[:1].upper() + sel.source[1:]
+        return f"{where}: benchmark {bench}"
+    return f"Published CAP tables only: benchmark {bench} is not in the loaded data"
+
+
 def render() -> Selection:
     """Draw the sidebar and return (and store) the current :class:`Selection`."""
     init_defaults()
@@ -113,12 +139,14 @@ def render() -> Selection:
     if sel.include_published:
         benches += [b for b in cache.published_profiles()["benchmark"].unique().sort().to_list() if b not in benches]
     if benches:
+        _follow_new_data(sel)
         if st.session_state.get("sb_benchmark") not in benches:
             st.session_state["sb_benchmark"] = benches[0]
-        sel.benchmark = sb.selectbox("Benchmark", benches, key="sb_benchmark")
+        sel.benchmark = sb.selectbox("Benchmark", benches, key="sb_benchmark", format_func=short_label)
+        sb.caption(data_location(sel))
         options = _entries(sel)
         _keep_valid("sb_entries", options, options[:4])
-        sel.labels = sb.multiselect("Judges", options, key="sb_entries")
+        sel.labels = sb.multiselect("Judges", options, key="sb_entries", format_func=short_label)
     sb.markdown("**Condition weights**")
     sb.selectbox("Preset (CAP §5)", list(PRESETS) + [CUSTOM], key="sb_preset", on_change=_apply_preset)
     for c in CONDITION_IDS:
