@@ -8,6 +8,9 @@
 ``probes grade --bases FILE --probes FILE --judge MODEL [--judge MODEL ...] --out FILE.csv [--cache DIR]``
     Grade base claims and kept probes live through the judging cache and litellm
     (``localgrade/overlap`` runs offline); writes a graded probe table.
+``probes annotate --probes FILE --annotations FILE --out FILE.csv [--report FILE.csv] [--min-agreement 0.75]``
+    Keep probes whose annotator majority matches the intended direction, in slots whose
+    mean pairwise agreement reaches the bar; excluded slots are printed and reported.
 ``validity --grades FILE --out FILE.csv [--sweep FILE.csv] [--min-s 0.90] [--bootstrap 1000] [--seed 0]``
     Matched-invariance operating point of every judge in a graded probe table, with
     base-item bootstrap intervals; ``--sweep`` also writes every threshold's (S, R).
@@ -47,6 +50,13 @@ def register(sub) -> None:
     gr.add_argument("--max-calls", type=int, default=None)
     gr.add_argument("--api-base", default=None)
     gr.set_defaults(handler=_grade)
+    an = psub.add_parser("annotate", help="apply human direction annotation to probes")
+    an.add_argument("--probes", type=Path, required=True)
+    an.add_argument("--annotations", type=Path, required=True, help="probe_id, annotator, label (changed/unchanged)")
+    an.add_argument("--out", type=Path, required=True, help="the probes that enter the arms")
+    an.add_argument("--report", type=Path, help="per-slot agreement and yield")
+    an.add_argument("--min-agreement", type=float, default=0.75)
+    an.set_defaults(handler=_annotate)
     va = sub.add_parser("validity", help="(S, R) operating points of graded judges")
     va.add_argument("--grades", type=Path, required=True, help="graded probe table")
     va.add_argument("--out", type=Path, required=True)
@@ -126,6 +136,22 @@ def _grade(args: argparse.Namespace) -> str:
         print(f"notice: {n}", file=sys.stderr)
     _write(grades, args.out)
     return f"wrote {grades.height} graded probes to {args.out}"
+
+
+def _annotate(args: argparse.Namespace) -> str:
+    from cap_core.annotation import apply_annotations
+
+    probes = _read(args.probes, "probes")
+    try:
+        kept, report = apply_annotations(probes, _read(args.annotations, "annotations"),
+                                         min_agreement=args.min_agreement)
+    except CAPInputError as err:
+        raise _named(err, args.annotations) from None
+    _write(kept, args.out)
+    if args.report:
+        _write(report, args.report)
+    lines = [f"excluded slot {r['slot']}: {r['reason']}" for r in report.iter_rows(named=True) if r["excluded"]]
+    return "\n".join(lines + [f"kept {kept.height} of {probes.height} probes; wrote {args.out}"])
 
 
 def _validity(args: argparse.Namespace) -> str:

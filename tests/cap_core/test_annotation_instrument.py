@@ -41,6 +41,18 @@ def test_slot_exclusion_by_agreement_is_reported():
     assert not report["excluded"].any()
 
 
+def test_cli_annotate_reports_excluded_slots(tmp_path, capsys):
+    from cap_core.cli import main
+
+    probes, ann, out = tmp_path / "p.csv", tmp_path / "a.csv", tmp_path / "k.csv"
+    PROBES.write_csv(probes)
+    ANN.write_csv(ann)
+    assert main(["probes", "annotate", "--probes", str(probes), "--annotations", str(ann), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "excluded slot quantifier_strengthening: mean pairwise agreement 0.667 below the bar 0.75" in said
+    assert pl.read_csv(out)["probe_id"].to_list() == ["r1"]
+
+
 def test_annotation_bad_inputs():
     with pytest.raises(CAPInputError, match="unknown annotation label"):
         apply_annotations(PROBES, ANN.with_columns(label=pl.lit("maybe")))
