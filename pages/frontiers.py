@@ -100,11 +100,11 @@ with st.expander("Published sensitivity per intervention (Validity Table 6)"):
     st.dataframe(pub_interventions, hide_index=True, key="fr_pub_int")
 
 st.subheader("Instrument quality")
-if gradings is not None:
-    iq = vc.instrument(key, gradings)
-    st.dataframe(iq, hide_index=True, key="fr_iq")
-    st.caption("usable = grade values used on at least 1% of graded responses; regrade = share of responses "
-               "given the same grade in both presentation orders (pointwise grading of an identical text).")
+iq = vc.instrument(key, gradings) if gradings is not None else vc.instrument_of_grades(key, grades)
+st.dataframe(iq, hide_index=True, key="fr_iq")
+st.download_button("Download instrument quality (CSV)", to_csv_bytes(iq), "instrument_quality.csv", key="fr_dl_iq")
+st.caption("usable = grade values used on at least 1% of graded texts; regrade = share of texts given the same "
+           "grade twice (public data: both presentation orders of a pointwise grader; empty without repeats).")
 st.dataframe(pub_judges.select("judge", "points", "regrade", "source"), hide_index=True, key="fr_iq_pub")
 
 st.subheader("Built-in probe set")

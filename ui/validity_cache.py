@@ -77,6 +77,16 @@ def instrument(key: str, _gradings: pl.DataFrame) -> pl.DataFrame:
     return instrument_quality(g)
 
 
+@st.cache_data(max_entries=4)
+def instrument_of_grades(key: str, _grades: pl.DataFrame) -> pl.DataFrame:
+    """Distinct vs usable grades of a graded probe table (each text once; no regrades)."""
+    from cap_core.instrument import instrument_quality
+
+    base = _grades.select("judge", key="base_item_id", grade="grade_base").unique(["judge", "key"])
+    probe = _grades.select("judge", key="probe_id", grade="grade_probe")
+    return instrument_quality(pl.concat([base, probe]).with_columns(attempt=pl.lit("1")))
+
+
 @st.cache_data(max_entries=1)
 def published() -> tuple[pl.DataFrame, pl.DataFrame]:
     """Validity Tables 5 and 6 as shipped in data/published."""
