@@ -29,7 +29,7 @@ def _quadrants(fig: go.Figure, s_high: float, r_high: float) -> None:
 
 def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.DataFrame,
                     published: pl.DataFrame | None = None, *, s_high: float = 0.90,
-                    r_high: float = 0.50) -> go.Figure:
+                    r_high: float = 0.50, zoom: bool = False) -> go.Figure:
     """Frontiers, matched-invariance points (ringed), the slider points, published points.
 
     Parameters
@@ -44,6 +44,8 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
         Published operating points (judge, S, R), drawn as crosses labelled "published".
     s_high, r_high : float
         Quadrant cut-offs for the shading.
+    zoom : bool
+        Limit the S axis to the measured points (and published ones) instead of [0, 1].
 
     Returns
     -------
@@ -81,7 +83,9 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
                                  marker=dict(symbol="x", size=9, color="black"), name="published (Validity Table 5)",
                                  text=[j.split("/")[-1] for j in published["judge"].to_list()],
                                  textposition="top center", textfont=dict(size=9)))
-    fig.update_layout(xaxis=dict(title="invariance S", range=[-0.02, 1.02]),
+    xs = ok["S"].to_list() + (published["S"].to_list() if published is not None else [])
+    lo = max(-0.02, min(xs + [s_high]) - 0.03) if zoom and xs else -0.02
+    fig.update_layout(xaxis=dict(title="invariance S", range=[lo, 1.01 if zoom else 1.02]),
                       yaxis=dict(title="sensitivity R", range=[-0.02, 1.02]), height=560,
                       margin=dict(l=10, r=10, t=30, b=40), legend=dict(orientation="h", y=-0.15))
     return fig

@@ -79,9 +79,11 @@ for r in sel.iter_rows(named=True):
                 f"({quadrant(r['S'], r['R'], s_high, r_high)})")
 
 pub_judges, pub_interventions = vc.published()
-show_pub = st.toggle("Show published operating points (Validity Table 5)", value=True, key="fr_pub")
-st.plotly_chart(frontier_figure(sw, ops, sel, pub_judges if show_pub else None, s_high=s_high, r_high=r_high),
-                key="fr_plane")
+c1, c2 = st.columns(2)
+show_pub = c1.toggle("Show published operating points (Validity Table 5)", value=True, key="fr_pub")
+zoom = c2.toggle("Zoom the S axis to the judges", value=True, key="fr_zoom")
+st.plotly_chart(frontier_figure(sw, ops, sel, pub_judges if show_pub else None, s_high=s_high, r_high=r_high,
+                                zoom=zoom), key="fr_plane")
 st.caption("Lines join hull vertices (attained thresholds); straight segments are interpolation. Ringed: the "
            f"matched-invariance point (highest R with S ≥ {min_s:.2f}). Diamond: the slider's τ. Dashed: S + R = 1.")
 
