@@ -1,9 +1,11 @@
 """CSV and JSON export of the tables the dashboard shows.
 
 Spreadsheet programs run a cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
-carriage return as a formula. Every such *text* cell is written with a leading single
-quote (``'=SUM(A1)``) so opening an export never executes anything. Numeric columns are
-left alone: ``-0.4`` stays the number -0.4.
+carriage return as a formula, and most ignore leading spaces and line breaks before the
+``=``. Every such *text* cell of a CSV export is written with a leading single quote
+(``'=SUM(A1)``, ``' =1+1``) so opening it never executes anything. Numeric columns are
+left alone (``-0.4`` stays the number -0.4), and so is text that is just a number
+(``"-5"``). JSON is not opened by spreadsheets: it keeps every value exactly.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ __all__ = ["FORMULA_PREFIXES", "neutralise_formulas", "to_csv_bytes", "to_json_b
 
 #: Leading characters that make a spreadsheet treat a text cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$"  # "-5", "+1.5e3": a number, not a formula
 
 
 def _frame_iv(df: object) -> pl.DataFrame:
@@ -30,12 +33,19 @@ def _frame_iv(df: object) -> pl.DataFrame:
 
 
 def _quote(col: str) -> pl.Expr:
-    starts = pl.any_horizontal([pl.col(col).str.starts_with(p) for p in FORMULA_PREFIXES])
+    c = pl.col(col)
+    trimmed = c.str.strip_chars_start()  # spaces and line breaks before "=" still run it
+    starts = pl.any_horizontal(
+        [c.str.starts_with(p) for p in FORMULA_PREFIXES] + [trimmed.str.starts_with(p) for p in "=+-@"]
+    ) & ~c.str.contains(_PLAIN_NUMBER)
     return pl.when(starts).then(pl.lit("'") + pl.col(col)).otherwise(pl.col(col)).alias(col)
 
 
 def neutralise_formulas(df: pl.DataFrame) -> pl.DataFrame:
     """Prefix formula-like text cells with ``'``; list-of-text columns become ``"; "``-joined text.
+
+    A cell is formula-like when it starts with one of :data:`FORMULA_PREFIXES`, or with
+    ``=``, ``+``, ``-`` or ``@`` after leading whitespace, unless it is a plain number.
 
     Parameters
     ----------
@@ -75,13 +85,14 @@ def to_csv_bytes(df: pl.DataFrame) -> bytes:
 
 
 def to_json_bytes(df: pl.DataFrame) -> bytes:
-    """The frame as a UTF-8 JSON array of row objects with formulas neutralised.
+    """The frame as a UTF-8 JSON array of row objects, every value exactly as in ``df``.
 
-    Nulls become ``null``; numbers stay JSON numbers.
+    Nulls become ``null``; numbers stay JSON numbers; text is not prefixed (JSON is
+    read by programs, not run by spreadsheets).
 
     Raises
     ------
     CAPInputError
         ``df`` is not a polars DataFrame.
     """
-    return neutralise_formulas(df).write_json().encode("utf-8")
+    return _frame_iv(df).write_json().encode("utf-8")

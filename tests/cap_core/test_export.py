@@ -32,11 +32,26 @@ def test_formula_cells_get_a_quote_and_numbers_stay_numbers():
     assert back["judge"].to_list()[:7] == ["'=SUM(A1)", "GPT-4o", "'+cmd", "'@x", "'\tTab", "'-neg", "plain"]
 
 
-def test_json_keeps_numbers_and_nulls():
+def test_json_keeps_every_value_exactly():
     rows = json.loads(to_json_bytes(shown()))
-    assert rows[0] == {"judge": "'=SUM(A1)", "value": -0.4, "n_items": 1, "renormalised": True}
+    # JSON is read by programs, not spreadsheets: names keep their exact text, no ' prefix
+    assert rows[0] == {"judge": "=SUM(A1)", "value": -0.4, "n_items": 1, "renormalised": True}
+    assert [r["judge"] for r in rows] == ["=SUM(A1)", "GPT-4o", "+cmd", "@x", "\tTab", "-neg", "plain", None]
     assert rows[2]["value"] is None
-    assert rows[7]["judge"] is None
+
+
+def test_json_of_a_plus_name_round_trips():
+    df = pl.DataFrame({"judge": ["+judgeB", "=x"], "value": [1.5, None]})
+    assert pl.DataFrame(json.loads(to_json_bytes(df)), schema=df.schema).equals(df)
+
+
+def test_csv_catches_formulas_after_leading_whitespace():
+    df = pl.DataFrame({"t": [" =1+1", "\n=cmd|' /C calc'!A0", "  @SUM(A1)", "\t5", "\r", "-5", "+1.5e3", "-2+3",
+                             "a=b", " plain", "-"]})
+    out = neutralise_formulas(df)["t"].to_list()
+    assert out == ["' =1+1", "'\n=cmd|' /C calc'!A0", "'  @SUM(A1)", "'\t5", "'\r",
+                   "-5", "+1.5e3",  # text that is just a number is left as it is
+                   "'-2+3", "a=b", " plain", "'-"]
 
 
 def test_csv_round_trip_equals_neutralised_table():
