@@ -84,7 +84,7 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
     if not isinstance(weights, Mapping):
         raise CAPInputError(
             "`weights` must be a mapping from condition id to weight",
-            column="weights",
+            argument="weights",
             expected="a dict such as {'C1': 1.0, 'C8': 1.0}",
             got=type(weights).__name__,
         )
@@ -93,7 +93,7 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
         if key not in out:
             raise CAPInputError(
                 "unknown condition id in `weights`",
-                column="weights",
+                argument="weights",
                 expected="one of " + ", ".join(CONDITION_IDS),
                 got=key,
                 fix="use the CAP Table 1 ids C1..C8",
@@ -101,7 +101,7 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
         if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)) or not math.isfinite(w) or w < 0:
             raise CAPInputError(
                 f"weight of {key} must be a finite non-negative number",
-                column="weights",
+                argument="weights",
                 expected="a number >= 0",
                 got=w,
                 fix="set the weight to 0 to ignore a condition",
@@ -109,10 +109,10 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
         out[key] = float(w)
     if sum(out.values()) <= 0:
         raise CAPInputError(
-            "all condition weights are zero",
-            column="weights",
+            "all condition weights in `weights` are zero",
+            argument="weights",
             expected="at least one positive weight",
-            got=weights,
+            got=", ".join(f"{c} {w:g}" for c, w in out.items()),
             fix="raise the weight of the conditions that matter in your application",
         )
     return out
@@ -135,7 +135,7 @@ def _weighted_scores_iv(profile, replicates, weights, level, n_draws):
         if replicates.ndim != 2 or replicates.shape[1] != profile.height:
             raise CAPInputError(
                 "`replicates` must have shape (n_resamples, profile.height)",
-                column="replicates",
+                argument="replicates",
                 expected=f"(n, {profile.height})",
                 got=replicates.shape,
             )

@@ -19,8 +19,9 @@ except CAPInputError as err:
     st.stop()
 
 st.caption(
-    "Exactly the tables shown on the Profiles page. Text cells starting with = + - @ or a "
-    "tab are written with a leading ' so spreadsheets do not run them; numbers stay numbers."
+    "Exactly the tables shown on the Profiles page. In the CSV files, text cells that start with "
+    "= + - @ (also after spaces or line breaks), a tab or a carriage return get a leading ' so "
+    "spreadsheets do not run them; numbers stay numbers. JSON keeps every value exactly."
 )
 stem = f"cap_profiles_{sel.benchmark}"
 st.subheader("Profile table")
@@ -30,6 +31,9 @@ c1.download_button("Download CSV", to_csv_bytes(view.table), f"{stem}.csv", "tex
 c2.download_button("Download JSON", to_json_bytes(view.table), f"{stem}.json", "application/json", key="exp_json")
 
 st.subheader("Weighted scores")
+if view.weights_problem:
+    st.warning(view.weights_problem)
+    st.stop()
 st.dataframe(view.score_table, hide_index=True, key="exp_scores")
 c3, c4 = st.columns(2)
 c3.download_button("Download CSV", to_csv_bytes(view.score_table), f"{stem}_scores.csv", "text/csv", key="exp_scores_csv")

@@ -4,9 +4,10 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.weights import METHOD_NORMAL
+from components.labels import short_label
 from components.radar import radar_figure
 from components.score_bars import score_bars_figure
-from ui.sidebar import get_selection
+from ui.sidebar import data_location, get_selection
 from ui.views import profiles_view
 
 sel = get_selection()
@@ -25,26 +26,29 @@ except CAPInputError as err:
     st.stop()
 
 st.caption(
-    f"Benchmark **{sel.benchmark}**. Values in percent with 95% intervals; a gap in a polygon "
-    "means the condition is not measured for that judge (never a zero)."
+    f"{data_location(sel)}. Values in percent with 95% intervals (the primary metric of each "
+    "condition); a gap in a polygon means the condition is not measured for that judge (never a zero)."
 )
 st.plotly_chart(radar_figure(view.rows), key="prof_radar")
 
 st.subheader("Weighted choice")
-weights = ", ".join(f"{c} {w:g}" for c, w in sel.weights.items() if w > 0)
-st.caption(f"Weights ({st.session_state.get('sb_preset')}): {weights}.")
-st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
-for row in view.scores.iter_rows(named=True):
-    if row["renormalised"]:
-        st.info(f"{row['label']}: {row['note']}.")
-    elif row["score"] is None:
-        st.warning(f"{row['label']}: {row['note']}.")
-if (view.scores["method"] == METHOD_NORMAL).any():
-    st.caption(
-        "Published judges carry only printed intervals: their score CI and P(best) use a "
-        "normal approximation from the published CIs (sd = CI width / 3.92), not a bootstrap."
-    )
-st.dataframe(view.score_table, hide_index=True, key="prof_score_table")
+if view.weights_problem:
+    st.warning(view.weights_problem)
+else:
+    weights = ", ".join(f"{c} {w:g}" for c, w in sel.weights.items() if w > 0)
+    st.caption(f"Weights ({st.session_state.get('sb_preset')}): {weights}.")
+    st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
+    for row in view.scores.iter_rows(named=True):
+        if row["renormalised"]:
+            st.info(f"{short_label(row['label'])}: {row['note']}.")
+        elif row["score"] is None:
+            st.warning(f"{short_label(row['label'])}: {row['note']}.")
+    if (view.scores["method"] == METHOD_NORMAL).any():
+        st.caption(
+            "Published judges carry only printed intervals: their score CI and P(best) use a "
+            "normal approximation from the published CIs (sd = CI width / 3.92), not a bootstrap."
+        )
+    st.dataframe(view.score_table, hide_index=True, key="prof_score_table")
 
 st.subheader("Profile table")
 st.dataframe(view.table, hide_index=True, key="prof_table")

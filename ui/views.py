@@ -7,24 +7,34 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from cap_core.errors import CAPInputError
 from cap_core.schema import PROFILE_SCHEMA
+from cap_core.weights import WEIGHTED_SCHEMA
 from components.labels import with_labels
 from components.tables import profile_table, scores_table
 from ui import cache
 from ui.sidebar import Selection
 
 _COLS = list(PROFILE_SCHEMA) + ["label"]
+#: Shown in place of the weighted score when every slider is at 0.
+ZERO_WEIGHTS = "All condition weights are zero: move a slider or choose a preset"
 
 
 @dataclass(frozen=True)
 class ProfilesView:
-    """Selected profile rows (labelled), their replicates, weighted scores and display tables."""
+    """Selected profile rows (labelled), their replicates, weighted scores and display tables.
+
+    ``weights_problem`` is a sentence for the user when no weighted score can be given
+    (all weights zero); ``scores`` and ``score_table`` are then empty, while ``rows``
+    and ``table`` (which do not depend on the weights) are complete.
+    """
 
     rows: pl.DataFrame
     replicates: np.ndarray
     scores: pl.DataFrame
     table: pl.DataFrame
     score_table: pl.DataFrame
+    weights_problem: str | None = None
 
 
 def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
@@ -53,18 +63,26 @@ def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
 def profiles_view(sel: Selection) -> ProfilesView:
     """Everything the Profiles page draws for ``sel``.
 
-    Raises
-    ------
-    CAPInputError
-        Bad weights (all zero, ...), from :func:`cap_core.weights.weighted_scores`.
+    The profile rows and table never depend on the weights; the weighted scores are
+    left empty, with ``weights_problem`` saying why, when the weights give no score.
     """
     rows, reps = selected_rows(sel)
-    scores = cache.weighted(
-        sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-        tuple(sorted(sel.weights.items())), rows, reps,
-    )
+    table = profile_table(rows)
+    problem = None
+    if not any(w > 0 for w in sel.weights.values()):
+        problem = ZERO_WEIGHTS
+    else:
+        try:
+            scores = cache.weighted(
+                sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
+                tuple(sorted(sel.weights.items())), rows, reps,
+            )
+        except CAPInputError as err:  # not reachable from the sliders; said in words all the same
+            problem = f"No weighted score: {err.problem}"
+    if problem:
+        scores = pl.DataFrame(schema=WEIGHTED_SCHEMA)
     label_of = rows.select("judge", "subset", "source", "label").unique()
     scores = scores.join(label_of, on=["judge", "subset", "source"], how="left").sort(
         "score", descending=True, nulls_last=True
     )
-    return ProfilesView(rows, reps, scores, profile_table(rows), scores_table(scores))
+    return ProfilesView(rows, reps, scores, table, scores_table(scores), problem)

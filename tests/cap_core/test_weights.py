@@ -155,7 +155,7 @@ def test_weighted_scores_iv():
         weighted_scores(prof, None, {"C1": -1.0})
     with pytest.raises(CAPInputError, match="must be a finite non-negative number"):
         weighted_scores(prof, None, {"C1": float("nan")})
-    with pytest.raises(CAPInputError, match="all condition weights are zero"):
+    with pytest.raises(CAPInputError, match="all condition weights in `weights` are zero"):
         weighted_scores(prof, None, {"C1": 0.0})
     with pytest.raises(CAPInputError, match="must be a mapping"):
         check_weights([1.0])
@@ -167,3 +167,19 @@ def test_weighted_scores_iv():
         weighted_scores({"judge": []}, None, {"C1": 1.0})
     with pytest.raises(CAPInputError, match="`level`"):
         weighted_scores(prof, None, {"C1": 1.0}, level=95)
+
+
+def test_argument_errors_name_the_argument_not_a_table_column():
+    prof = table3()
+    for bad in ({"C1": 0.0}, {"C9": 1.0}, {"C1": -1.0}, [1.0]):
+        with pytest.raises(CAPInputError) as info:
+            weighted_scores(prof, None, bad)
+        err = info.value
+        assert err.column is None and err.argument == "weights"
+        assert "column" not in str(err) and "`weights`" in str(err)
+    with pytest.raises(CAPInputError) as info:
+        weighted_scores(prof, np.zeros((5, 3)), {"C1": 1.0})
+    assert info.value.column is None and info.value.argument == "replicates"
+    with pytest.raises(CAPInputError) as info:
+        check_weights({c: 0 for c in PRESETS["balanced"]})
+    assert "{" not in str(info.value) and "C1 0" in str(info.value)  # readable, not a Python dict
