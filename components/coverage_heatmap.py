@@ -7,7 +7,7 @@ import polars as pl
 
 from cap_core.schema import CONDITION_IDS, CONDITIONS, STATUSES
 
-__all__ = ["STATUS_COLOURS", "coverage_heatmap"]
+__all__ = ["STATUS_COLOURS", "STATUS_ABBREV", "coverage_heatmap"]
 
 #: One distinct colour per coverage status (CAP Table 2), colour-blind safe.
 STATUS_COLOURS: dict[str, str] = {
@@ -15,6 +15,14 @@ STATUS_COLOURS: dict[str, str] = {
     "approximate": "#7570b3",
     "augmented": "#e6ab02",
     "unavailable": "#d9d9d9",
+}
+
+#: Short cell text per status (the legend spells each out), readable in a narrow column.
+STATUS_ABBREV: dict[str, str] = {
+    "direct": "dir",
+    "approximate": "appr",
+    "augmented": "aug",
+    "unavailable": "–",
 }
 
 
@@ -41,9 +49,10 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
     -------
     plotly.graph_objects.Figure
         A ``Heatmap`` with z = index of the status in STATUSES (0 direct .. 3
-        unavailable), x = C1..C8 in order, y = benchmarks; the status is written in
-        each cell and the operator shown on hover. A legend lists every status
-        with its colour (one marker trace per status).
+        unavailable), x = C1..C8 in order, y = benchmarks; each cell shows the
+        status abbreviated (:data:`STATUS_ABBREV`, 13 px) and the hover the full
+        status and the operator. A legend lists every status with its colour and
+        abbreviation (one marker trace per status, named e.g. ``"dir = direct"``).
     """
     benches = sorted(coverage.get_column("benchmark").unique().to_list())
     code = {s: i for i, s in enumerate(STATUSES)}
@@ -56,7 +65,7 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
             status = cell["status"] if cell else "unavailable"
             mark = "†" if cell and cell.get("reported_in_main") is False and status != "unavailable" else ""
             zr.append(code.get(status, len(STATUSES) - 1))
-            tr.append(status + mark)
+            tr.append(STATUS_ABBREV.get(status, status) + mark)
             op = (cell.get("operator") if cell else None) or "not measured"
             hr.append(f"{b} · {c} {CONDITIONS[c][0]}<br>{status}{mark}<br>{op}")
         z.append(zr)
@@ -69,6 +78,7 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
             y=benches,
             text=text,
             texttemplate="%{text}",
+            textfont=dict(size=13),
             customdata=hover,
             hovertemplate="%{customdata}<extra></extra>",
             colorscale=_colourscale(),
@@ -82,7 +92,7 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
     for s in STATUSES:
         fig.add_trace(
             go.Scatter(
-                x=[None], y=[None], mode="markers", name=s, showlegend=True,
+                x=[None], y=[None], mode="markers", name=f"{STATUS_ABBREV[s]} = {s}", showlegend=True,
                 marker=dict(symbol="square", size=14, color=STATUS_COLOURS[s]),
             )
         )
@@ -90,8 +100,8 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
         title=title,
         xaxis=dict(type="category", categoryorder="array", categoryarray=list(CONDITION_IDS), side="top"),
         yaxis=dict(type="category", autorange="reversed"),
-        legend=dict(orientation="h", y=-0.1, title="coverage status"),
-        height=max(240, 90 + 45 * len(benches)),
+        legend=dict(orientation="h", y=-0.05, yanchor="top", title="coverage status"),
+        height=max(300, 140 + 48 * len(benches)),
         margin=dict(l=10, r=10, t=60 if title else 40, b=40),
         plot_bgcolor="white",
     )

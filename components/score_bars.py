@@ -5,6 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import polars as pl
 
+from components.labels import short_labels
+
 __all__ = ["score_bars_figure"]
 
 
@@ -17,6 +19,7 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
         Output of :func:`cap_core.weights.weighted_scores` plus ``label_col``;
         rows with a null score are skipped.
     label_col : str, default "label"
+        Entry names; the axis shows them cut to 60 characters (distinct ones stay distinct).
 
     Returns
     -------
@@ -25,10 +28,11 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
         ``ci_low``/``ci_high``, bar text = P(best).
     """
     s = scores.filter(pl.col("score").is_not_null()).sort("score", descending=False)
+    shown = short_labels(s[label_col].to_list())
     fig = go.Figure(
         go.Bar(
             x=s["score"].to_list(),
-            y=s[label_col].to_list(),
+            y=[shown[x] for x in s[label_col].to_list()],
             orientation="h",
             error_x=dict(
                 type="data",

@@ -3,6 +3,7 @@
 import polars as pl
 import streamlit as st
 
+from components.labels import LABEL_WIDTH
 from components.tables import dataset_summary
 from ui.sidebar import get_selection
 
@@ -24,14 +25,16 @@ else:
         "items: pairwise items (variants count separately); base_items: bootstrap units; "
         "verdicts: judgments (one per judge, item and order); ties / unparsed: verdicts of that kind."
     )
-    judges = sel.ds.judgments.group_by("benchmark").agg(pl.col("judge").unique().sort().str.join(", ").alias("judges"))
+    j = pl.col("judge")
+    cut = pl.when(j.str.len_chars() > LABEL_WIDTH).then(j.str.slice(0, LABEL_WIDTH - 1) + "…").otherwise(j)
+    judges = sel.ds.judgments.group_by("benchmark").agg(cut.unique().sort().str.join(", ").alias("judges"))
     st.dataframe(judges.sort("benchmark"), hide_index=True, width="stretch", key="ov_judges")
-    st.subheader("Notices")
-    if sel.ds.notices:
-        for note in sel.ds.notices:
-            st.warning(note)
+    notes = sel.ds.notices
+    if notes:
+        with st.expander(f"Notes on reading the data ({len(notes)})", expanded=False):
+            st.markdown("\n".join("- " + n.replace("\n", " ") for n in notes))
     else:
-        st.write("No notices: every table was read as given.")
+        st.caption("No notes: every table was read as given.")
 
 if sel.include_published:
     st.caption("Published CAP judges (paper tables) are available beside the computed ones on the Profiles page.")

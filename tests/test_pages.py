@@ -115,11 +115,47 @@ def test_single_slider_reorders_and_marks_custom():
     assert at.selectbox(key="sb_preset").value == "custom"
 
 
-def test_all_zero_weights_show_an_error_not_a_traceback():
+def test_all_zero_weights_keep_radar_and_table_and_warn_in_words():
     at = choose_table3(start("pages/profiles.py"), "legal and policy")
     at.slider(key="sb_w_C4").set_value(0.0).run()
-    assert not at.exception
-    assert "all condition weights are zero" in at.error[0].value
+    assert not at.exception and not at.error
+    warnings = [w.value for w in at.warning]
+    assert warnings == ["All condition weights are zero: move a slider or choose a preset"]
+    charts = [c.proto.id for c in at.get("plotly_chart")]
+    assert len(charts) == 1 and "prof_radar" in charts[0]  # radar kept, score bars left out
+    table = pl.from_pandas(at.dataframe[0].value)
+    # CAP Table 3, independent of weights: GPT-4o C4 64.1
+    assert table.filter((pl.col("judge") == GPT) & (pl.col("condition") == "C4"))["value"][0] == 64.1
+    assert table.height == 16
+    at.switch_page("pages/export.py").run()
+    assert not at.exception and not at.error
+    assert [w.value for w in at.warning] == ["All condition weights are zero: move a slider or choose a preset"]
+    assert len(at.get("download_button")) == 2  # the profile table still downloads
+
+
+def _radar_traces(at: AppTest) -> dict[str, list]:
+    import json
+
+    chart = next(c for c in at.get("plotly_chart") if "prof_radar" in c.proto.id)
+    return {t["name"]: t["r"] for t in json.loads(chart.proto.spec)["data"]}
+
+
+def test_profiles_radar_shows_c7_strict_of_the_judgments():
+    gemma = "GRM-Gemma-2B-rewardmodel-ft (RM)"
+    at = start("pages/profiles.py")
+    at.selectbox(key="sb_benchmark").set_value("judgebench").run()
+    at.multiselect(key="sb_entries").set_value([gemma]).run()
+    no_errors(at)
+    # by hand from the parquet files: items judged right in BOTH orders, over all JudgeBench items
+    items = pl.read_parquet(REPO / "data" / "default" / "items.parquet").filter(pl.col("benchmark") == "judgebench")
+    j = pl.read_parquet(REPO / "data" / "default" / "judgments.parquet").filter(
+        (pl.col("benchmark") == "judgebench") & (pl.col("judge") == gemma)
+    )
+    w = j.pivot(on="order", index="item_id", values="verdict").join(items.select("item_id", "gold"), on="item_id")
+    strict = 100.0 * ((w["AB"] == w["gold"]) & (w["BA"] == w["gold"])).sum() / items.height
+    assert _radar_traces(at)[gemma][6] == pytest.approx(strict)  # axis 7 is C7
+    table = pl.from_pandas(at.dataframe[-1].value)
+    assert table.filter(pl.col("condition") == "C7")["metric"].to_list() == ["strict"]
 
 
 def test_renormalisation_is_said_per_judge():
@@ -188,9 +224,75 @@ def test_bad_upload_shows_the_input_error():
     at = start()
     at.radio(key="sb_source").set_value("upload").run()
     at.file_uploader(key="sb_items_file").upload("items.csv", b"benchmark,item_id,answer\nb,1,A\n", "text/csv").run()
+    at.file_uploader(key="sb_judgments_file").upload(
+        "judgments.csv", b"judge,benchmark,item_id,order,verdict\nJ,b,1,AB,A\n", "text/csv").run()
     assert not at.exception
     msg = at.error[0].value
     assert "missing column 'gold'" in msg and "items.csv" in msg
+
+
+def test_items_only_upload_says_one_joined_file_or_a_judgments_table():
+    at = start()
+    at.radio(key="sb_source").set_value("upload").run()
+    head = "benchmark,item_id,gold,subset," + ",".join(f"extra{i}" for i in range(25))
+    at.file_uploader(key="sb_items_file").upload("items.csv", (head + "\nb,1,A,s" + ",x" * 25 + "\n").encode(),
+                                                  "text/csv").run()
+    assert not at.exception
+    msg = at.error[0].value
+    assert "single file must hold judgments with their item columns joined" in msg
+    assert "upload a judgments table as well" in msg and "items.csv" in msg
+    assert "judgments table [file items.csv" not in msg
+    assert head.replace(",", ", ") in msg  # every column of the file, none cut off
+
+
+def test_absurd_judge_name_is_rejected_and_long_names_are_cut():
+    huge = "=cmd|" + "x" * 200_000
+    rows = ["benchmark,item_id,gold,judge,order,verdict", f"mine,1,A,{huge},AB,A", f"mine,1,A,{huge},BA,A"]
+    at = start()
+    at.radio(key="sb_source").set_value("upload").run()
+    at.file_uploader(key="sb_items_file").upload("joined.csv", "\n".join(rows).encode(), "text/csv").run()
+    assert not at.exception
+    msg = at.error[0].value
+    assert "longer than 500 characters" in msg and "row 1" in msg and "'judge'" in msg and len(msg) < 1000
+    long = "J" * 120
+    rows = ["benchmark,item_id,gold,judge,order,verdict", f"mine,1,A,{long},AB,A", f"mine,1,A,{long},BA,A"]
+    at.file_uploader(key="sb_items_file").upload("joined2.csv", "\n".join(rows).encode(), "text/csv").run()
+    at.switch_page("pages/profiles.py").run()
+    no_errors(at)
+    names = list(_radar_traces(at))
+    assert names == ["J" * 59 + "…"]
+    assert at.multiselect(key="sb_entries").value == [long]  # the full id is still the key
+
+
+def test_upload_selects_the_uploaded_benchmark():
+    rows = ["benchmark,item_id,gold,judge,order,verdict"]
+    for item, gold in (("1", "A"), ("2", "B")):
+        rows += [f"mybench,{item},{gold},J,AB,{gold}", f"mybench,{item},{gold},J,BA,{gold}"]
+    at = start("pages/profiles.py")
+    at.selectbox(key="sb_benchmark").set_value("judgebench").run()
+    at.radio(key="sb_source").set_value("upload").run()
+    at.file_uploader(key="sb_items_file").upload("mine.csv", "\n".join(rows).encode(), "text/csv").run()
+    no_errors(at)
+    assert at.selectbox(key="sb_benchmark").value == "mybench"
+    assert "Your data: benchmark mybench" in [c.value for c in at.sidebar.caption]
+    # J is right on both items in both orders: C7 strict 100%
+    assert _radar_traces(at)["J"][6] == pytest.approx(100.0)
+    # the user may still pick a published benchmark afterwards; it is not reset on every run
+    at.selectbox(key="sb_benchmark").set_value("judgereva").run()
+    at.run()
+    assert at.selectbox(key="sb_benchmark").value == "judgereva"
+    assert any("Published CAP tables only" in c.value for c in at.sidebar.caption)
+
+
+def test_overview_notes_are_one_list_not_warnings():
+    at = start()
+    no_errors(at)
+    assert not at.warning
+    exp = at.expander
+    assert len(exp) == 1 and exp[0].label.startswith("Notes on reading the data (")
+    bullets = exp[0].markdown[0].value.splitlines()
+    n = int(exp[0].label.rsplit("(", 1)[1].rstrip(")"))
+    assert len(bullets) == n and all(b.startswith("- ") for b in bullets)
 
 
 def test_good_upload_is_profiled():

@@ -13,6 +13,7 @@ from cap_core.io import read_table
 from cap_core.schema import (
     DECLARATION_SCHEMA,
     ITEMS_SCHEMA,
+    JUDGMENTS_REQUIRED,
     JUDGMENTS_SCHEMA,
     validate_declarations,
     validate_items,
@@ -74,6 +75,16 @@ def _import_table_iv(items_path, judgments_path, declarations_path) -> None:
 
 def _split_joined(frame: pl.DataFrame, name: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """One table with judgment rows that also carry the item columns -> (items, judgments)."""
+    lacking = [c for c in JUDGMENTS_REQUIRED if c not in frame.columns]
+    if lacking:
+        raise CAPInputError(
+            "a single file must hold judgments with their item columns joined, or upload a judgments "
+            f"table as well: {name} lacks {', '.join(lacking)}; its columns are {', '.join(frame.columns)}",
+            file=name,
+            expected="columns " + ", ".join(dict.fromkeys(("benchmark", "item_id", "gold") + JUDGMENTS_REQUIRED)),
+            fix="add the judgments file (judge, benchmark, item_id, order, verdict), "
+            "or join the item columns onto each judgment row",
+        )
     item_cols = [c for c in ITEMS_SCHEMA if c in frame.columns]
     items = frame.select(item_cols).unique(maintain_order=True)
     dup = items.filter(pl.struct(["benchmark", "item_id"]).is_duplicated()) if "benchmark" in items.columns else None

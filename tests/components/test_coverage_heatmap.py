@@ -5,7 +5,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.schema import CONDITION_IDS, STATUSES
-from components.coverage_heatmap import STATUS_COLOURS, coverage_heatmap
+from components.coverage_heatmap import STATUS_ABBREV, STATUS_COLOURS, coverage_heatmap
 
 COVERAGE = Path(__file__).resolve().parents[2] / ".." / "shared" / "published" / "cap_coverage.csv"
 
@@ -38,7 +38,7 @@ def test_distinct_colours_and_legend():
     fig = coverage_heatmap(published())
     assert len(set(STATUS_COLOURS.values())) == len(STATUSES)
     legend = [t for t in fig.data[1:] if t.showlegend]
-    assert [t.name for t in legend] == list(STATUSES)
+    assert [t.name for t in legend] == ["dir = direct", "appr = approximate", "aug = augmented", "– = unavailable"]
     assert [t.marker.color for t in legend] == [STATUS_COLOURS[s] for s in STATUSES]
     # discrete scale: code i maps inside its own colour band
     scale = fig.data[0].colorscale
@@ -53,3 +53,15 @@ def test_missing_cell_is_unavailable():
     fig = coverage_heatmap(cov)
     z = list(fig.data[0].z[0])
     assert z == [3, 3, 3, 3, 3, 3, 0, 3]
+
+
+def test_cell_text_is_short_and_legible():
+    fig = coverage_heatmap(published())
+    hm = fig.data[0]
+    cells = [v.rstrip("†") for row in hm.text for v in row]
+    assert set(cells) <= set(STATUS_ABBREV.values()) and max(len(v) for v in cells) <= 4
+    assert hm.textfont.size >= 12
+    # the full status stays in the hover text: JudgeBench C1 is approximate (CAP Table 2)
+    jb = list(hm.y).index("judgebench")
+    assert "approximate" in hm.customdata[jb][0] and hm.text[jb][0] == "appr"
+    assert fig.layout.height >= 48 * len(hm.y)

@@ -23,3 +23,12 @@ def test_bars_sorted_with_asymmetric_errors():
     assert list(bar.error_x.array) == [2.0, 10.0]  # 62-60, 90-80
     assert list(bar.error_x.arrayminus) == [10.0, 5.0]  # 60-50, 80-75
     assert bar.text[1] == "P(best) 0.90"
+
+
+def test_long_names_are_cut_and_not_merged():
+    long = "=cmd|" + "z" * 200_000
+    s = pl.DataFrame({"label": [long, long + "2"], "score": [10.0, 20.0], "ci_low": [5.0, 15.0],
+                      "ci_high": [15.0, 25.0], "p_best": [0.0, 1.0], "method": ["bootstrap"] * 2})
+    y = list(score_bars_figure(s).data[0].y)
+    assert len(y) == 2 and len(set(y)) == 2  # two bars, not one merged category
+    assert all(len(v) <= 60 for v in y)
