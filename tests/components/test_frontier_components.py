@@ -1,0 +1,36 @@
+"""Pure figure builders of the Frontiers page, on the hand-computed table of test_validity."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from cap_core.frontier import operating_point, point_at, sweep
+from cap_core.validity import validate_grades
+from components.frontier_bars import axis_bars_figure
+from components.frontier_plane import frontier_figure
+from tests.cap_core.test_validity import G, table
+
+
+def test_plane_draws_hull_ringed_matched_point_and_slider_point():
+    sw = sweep(validate_grades(table(G)))
+    ops = operating_point(sw)
+    sel = pl.DataFrame([point_at(sw, "G", 2.5)], schema=sw.schema)
+    fig = frontier_figure(sw, ops, sel, pl.DataFrame({"judge": ["x/p"], "S": [0.9], "R": [0.4]}))
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name["G frontier"].x) == [1.0, 0.5] and list(by_name["G frontier"].y) == [0.5, 0.75]
+    assert by_name["G matched S"].marker.symbol == "circle-open" and tuple(by_name["G matched S"].y) == (0.5,)
+    assert tuple(by_name["G slider τ"].x) == (0.5,) and tuple(by_name["G slider τ"].y) == (0.75,)
+    assert tuple(by_name["published (Validity Table 5)"].text) == ("p",)
+    assert len(fig.layout.shapes) == 5  # four quadrants and the S + R = 1 diagonal
+
+
+def test_bars_show_control_flip_rate_as_one_minus_s():
+    pts = pl.DataFrame({"judge": ["a", "b"], "S": [0.9, 0.75], "R": [0.4, 0.2], "R_scope": [0.5, float("nan")],
+                        "R_strength": [0.3, float("nan")]})
+    fig = axis_bars_figure(pts)
+    by_name = {t.name: t for t in fig.data}
+    ctrl = by_name["control flip rate (1 − S)"].y
+    assert math.isclose(ctrl[0], 0.1) and math.isclose(ctrl[1], 0.25)
+    assert by_name["R scope"].y[1] is None
