@@ -45,6 +45,7 @@ def import_litellm():
     import litellm
 
     litellm.suppress_debug_info = True
+    litellm.drop_params = True  # temperature / seed are sent only where the provider supports them
     litellm.telemetry = False
     from cap_core.judging import local_providers, smollm
 

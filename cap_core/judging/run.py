@@ -189,8 +189,9 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     total = len(jobs)
 
     def done(i: int, rec) -> None:
-        row, judge, order, _ = jobs[i]
+        row, judge, order, req = jobs[i]
         r = _call_row(row, judge, order, rec)
+        r.update(temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)
         log.write(json.dumps({k: v for k, v in r.items()}, ensure_ascii=False) + "\n")
         log.flush()

@@ -33,6 +33,7 @@ class OpenAIServer:
     def __init__(self, delay_s: float = 0.0, slow_s: float = 2.0) -> None:
         self.hits: list[tuple[str, str, int]] = []
         self.auth: list[str] = []
+        self.params: list[tuple] = []  # (temperature, max_tokens) of every request
         self.delay_s, self.slow_s = delay_s, slow_s
         self._lock = threading.Lock()
         self._seen: dict[str, int] = {}
@@ -81,6 +82,7 @@ class OpenAIServer:
         with self._lock:
             n = self._seen[sha] = self._seen.get(sha, 0) + 1
             self.auth.append(h.headers.get("Authorization", ""))
+            self.params.append((body.get("temperature"), body.get("max_tokens")))
         status, headers, payload, sleep = 200, {}, None, self.delay_s
         if scen == "ratelimit" and n == 1:
             status, headers = 429, {"Retry-After": "1"}

@@ -46,6 +46,9 @@ def test_faults_retries_parsing_and_accounting(server, fake_key, tmp_path):
         assert by[s]["verdict"] == gold[by[s]["item_id"]], s
     assert by["malformed"]["verdict"] == "unparsed" and by["malformed"]["status"] == "unparsed"
     assert by["conflict"]["conflict"] is True and by["fenced"]["conflict"] is False
+    # deterministic decoding and 1024 tokens by default, sent and recorded
+    assert set(server.params) == {(0.0, 1024)}
+    assert set(res.calls["temperature"]) == {0.0} and set(res.calls["max_tokens"]) == {1024}
     # accounting: 1000 prompt + 100 completion tokens at the local price map's gpt-4o-mini rates
     import litellm
 
