@@ -115,3 +115,30 @@ def test_generator_augmentation_with_label_check(server, fake_key, tmp_path):
 
 def grep(root, needle):
     return [p for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+def test_cli_bad_items_is_exit_2(tmp_path, capsys):
+    from cap_core.cli import main
+
+    code = main(["judge", "--items", str(tmp_path / "missing.csv"), "--model", "local/first",
+                 "--cache", str(tmp_path / "c"), "--out", str(tmp_path / "o")])
+    assert code == 2 and "items not found" in capsys.readouterr().err
+    (tmp_path / "t.csv").write_text("benchmark,item_id,gold,question\nb,1,A,q?\n")
+    code = main(["judge", "--items", str(tmp_path / "t.csv"), "--model", "local/first",
+                 "--cache", str(tmp_path / "c"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "response_a" in err and "t.csv" in err
+
+
+def test_edited_template_changes_the_cache_key(tmp_path):
+    from cap_core.judging.templates import PROMPTS_DIR, load_template
+
+    text = (PROMPTS_DIR / "pairwise.txt").read_text()
+    (tmp_path / "mine.txt").write_text(text.replace("impartial referee", "careful referee"))
+    mine, builtin = load_template(tmp_path / "mine.txt"), load_template("pairwise")
+    assert mine.version.split("+")[0] == builtin.version.split("+")[0] and mine.version != builtin.version
+    items = make_items(["ok"])
+    a = run_judging(items, RunSpec(judges=["local/first"], orders=("AB",)), cache_dir=tmp_path / "c", out_dir=tmp_path / "o1")
+    b = run_judging(items, RunSpec(judges=["local/first"], orders=("AB",), template=str(tmp_path / "mine.txt")),
+                    cache_dir=tmp_path / "c", out_dir=tmp_path / "o2")
+    assert a.stats["requests"] == 1 and b.stats["requests"] == 1 and b.stats["cache_hits"] == 0
