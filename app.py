@@ -22,6 +22,9 @@ PAGES = [
     st.Page("pages/label_audit.py", title="Label audit", url_path="label-set-audit"),
     st.Page("pages/frontiers.py", title="Frontiers", url_path="validity-frontiers"),
     st.Page("pages/live_run.py", title="Live run", url_path="live-judging"),
+    st.Page("pages/stress.py", title="Stress", url_path="stress-degradation"),
+    st.Page("pages/consistency.py", title="Consistency", url_path="rank-consistency"),
+    st.Page("pages/compare.py", title="Compare judges", url_path="judge-comparison"),
 ]
 
 page = st.navigation(PAGES)

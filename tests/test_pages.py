@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
 PAGE_FILES = ["pages/overview.py", "pages/coverage.py", "pages/profiles.py", "pages/export.py", "pages/cascades.py",
               "pages/label_audit.py", "pages/frontiers.py"]
+PAGE_FILES += ["pages/stress.py", "pages/consistency.py", "pages/compare.py"]
 T3 = "{} · CAP Table 3 · hard_empirical"
 GPT, SONNET = T3.format("GPT-4o"), T3.format("Claude Sonnet 4.5")
 
@@ -39,7 +40,8 @@ def no_errors(at: AppTest) -> None:
 def test_page_renders_without_exception(page):
     at = start(page)
     no_errors(at)
-    assert at.title[0].value in {"CAP Studio", "Coverage matrix", "Profiles", "Export", "Cascades", "Label audit", "Frontiers"}
+    assert at.title[0].value in {"CAP Studio", "Coverage matrix", "Profiles", "Export", "Cascades", "Label audit", "Frontiers",
+                                  "Stress", "Consistency", "Compare judges"}
 
 
 def test_navigation_lists_exactly_the_pages_of_app_py():

@@ -1,0 +1,77 @@
+"""Consistency: rank stability across benchmarks and conditions; strict vs pure consistency; C8 two ways."""
+
+import polars as pl
+import streamlit as st
+
+from cap_core.errors import CAPInputError
+from cap_core.profile_views import list_views
+from cap_core.rank_stability import redundancy_summary
+from cap_core.robustness_views import c8_conditional_unconditional, strict_vs_consistency
+from cap_core.schema import CONDITION_IDS
+from components.analyses_matrix import spearman_matrix
+from ui import analyses_cache as ac
+from ui.sidebar import get_selection
+
+sel = get_selection()
+st.title("Consistency")
+try:
+    prof = ac.analysis_profile(sel)
+except CAPInputError as err:
+    st.info(str(err))
+    st.stop()
+views = list_views(prof)
+st.caption(
+    "Spearman ρ of judge orderings over the judges present on both sides; * marks p < 0.05 "
+    "(t-approximation, scipy.stats.spearmanr). Fewer than 3 shared judges, or all judges tied, gives n/a."
+)
+
+st.subheader("Across benchmarks (one condition)")
+cond = st.selectbox("Condition", list(CONDITION_IDS) + ["overall"], index=6, key="cs_condition")
+try:
+    pairs = ac.spearman_benchmarks(sel.fingerprint, sel.include_published, cond, prof)
+except CAPInputError as err:
+    st.warning(f"No cross-benchmark ranking for {cond}: {err}")
+else:
+    st.plotly_chart(spearman_matrix(pairs, "view_a", "view_b", f"{cond}: ρ between benchmarks"), key="cs_bench_fig")
+    ok = pairs.filter(pl.col("status") == "ok")
+    if ok.height:
+        st.caption(f"Mean ρ over {ok.height} pair(s): {ok['rho'].mean():.2f}.")
+    with st.expander("Pairs"):
+        st.dataframe(pairs, hide_index=True, key="cs_bench_table")
+
+st.subheader("Across conditions (one benchmark)")
+if st.session_state.get("cs_view") not in views:
+    st.session_state["cs_view"] = "judgereva:full" if "judgereva:full" in views else views[0]
+view = st.selectbox("Benchmark", views, key="cs_view")
+try:
+    cpairs = ac.spearman_conditions(sel.fingerprint, sel.include_published, view, prof)
+except CAPInputError as err:
+    st.warning(f"No cross-condition ranking on {view}: {err}")
+else:
+    st.plotly_chart(spearman_matrix(cpairs, "condition_a", "condition_b", f"{view}: ρ between conditions"),
+                    key="cs_cond_fig")
+    s = redundancy_summary(cpairs)
+    mean = "n/a" if s["mean_abs_rho"] is None else f"{s['mean_abs_rho']:.2f}"
+    st.caption(f"Mean |ρ| {mean} over {s['n_pairs']} pair(s); {s['n_negative']} negative; {s['n_na']} n/a.")
+
+st.subheader("Strict vs pure consistency (C5–C7)")
+st.caption(
+    "Strict: correct under both presentations. Pure consistency: the same verdict under both, correctness "
+    "ignored. Stable-but-wrong = consistency − strict (points; CAP App. H)."
+)
+svc = strict_vs_consistency(prof)
+if svc.height:
+    st.dataframe(svc, hide_index=True, key="cs_strict_table")
+else:
+    st.info("No profile here stores both strict and pure consistency for C5–C7.")
+
+st.subheader("C8: conditional vs unconditional")
+st.caption(
+    "Conditional C8 = supported rationales among correct verdicts; unconditional = overall accuracy × C8 "
+    "(CAP §4.1), the share of all items judged correctly with a supporting rationale."
+)
+c8 = c8_conditional_unconditional(prof)
+if c8.height:
+    st.dataframe(c8, hide_index=True, key="cs_c8_table")
+else:
+    st.info("No C8 (rationale quality) values in the loaded profiles.")
