@@ -1,4 +1,5 @@
-"""CLI verbs for the cross-benchmark analyses: spearman, stress, distance, correct, compare.
+"""CLI verbs for the cross-benchmark analyses: spearman, stress, distance, correct, compare, qc, hard,
+robustness.
 
 ``spearman (--profile F | --published) --condition C7 [--view V ...] [--source S ...] [--exact] --out F``
     Cross-benchmark Spearman ρ (CAP App. F); with ``--across-conditions --view V``
@@ -12,6 +13,12 @@
     App. K bias-corrected accuracy (needs per-item data).
 ``compare --data DIR --benchmark B --judge-a J --judge-b J --out F``
     Paired judge comparison (Jev §3.5; needs per-item data).
+``qc --data DIR [--flag low_quality] [--benchmark B ...] [--judge J ...] --out F``
+    Change per judge and condition when flagged items are excluded (CAP App. A.6, Table 10).
+``hard --data DIR --benchmark B --selector J [--selector J ...] [--judge J ...] --out F``
+    Profiles on the hard-empirical subset chosen by the selectors' A/B errors (CAP App. A.5).
+``robustness (--profile F | --published) --out F [--c8-out F]``
+    Strict vs pure consistency (CAP App. H) and C8 conditional vs unconditional (§4.1).
 
 ``--published`` reads ``data/published/cap_profiles.csv`` and adds the JudgeBench-Pro
 cells implied by Table 6 (JB − δ).
@@ -71,7 +78,27 @@ def register(subparsers) -> None:
     cp.add_argument("--seed", type=int, default=0)
     cp.add_argument("--margin", type=float, default=5.0, help="parity margin in points")
     cp.add_argument("--out", type=Path, required=True)
-    for verb, parser in (("spearman", sp), ("stress", st), ("distance", ds), ("correct", co), ("compare", cp)):
+    qc = subparsers.add_parser("qc", help="QC sensitivity: profile change without flagged items")
+    qc.add_argument("--data", type=Path, required=True)
+    qc.add_argument("--flag", default="low_quality")
+    qc.add_argument("--benchmark", action="append")
+    qc.add_argument("--judge", action="append")
+    qc.add_argument("--bootstrap", type=int, default=200)
+    qc.add_argument("--seed", type=int, default=0)
+    qc.add_argument("--out", type=Path, required=True)
+    hd = subparsers.add_parser("hard", help="profiles on the hard-empirical subset")
+    hd.add_argument("--data", type=Path, required=True)
+    hd.add_argument("--benchmark", required=True)
+    hd.add_argument("--selector", action="append", required=True, help="judge whose A/B errors select items")
+    hd.add_argument("--judge", action="append", help="judges to profile (default all)")
+    hd.add_argument("--bootstrap", type=int, default=1000)
+    hd.add_argument("--seed", type=int, default=0)
+    hd.add_argument("--out", type=Path, required=True)
+    rb = subparsers.add_parser("robustness", help="strict vs pure consistency; C8 conditional vs unconditional")
+    _source_args(rb)
+    rb.add_argument("--c8-out", type=Path, help="C8 conditional vs unconditional table")
+    for verb, parser in (("spearman", sp), ("stress", st), ("distance", ds), ("correct", co), ("compare", cp),
+                         ("qc", qc), ("hard", hd), ("robustness", rb)):
         parser.set_defaults(handler=VERBS[verb])
 
 
@@ -176,5 +203,40 @@ def _compare(args) -> str:
     return f"wrote {out.height} paired comparisons to {args.out}"
 
 
+def _qc(args) -> str:
+    from cap_core.dataset import load_dataset
+    from cap_core.qc_sensitivity import qc_sensitivity
+
+    out = qc_sensitivity(load_dataset(args.data), args.flag, benchmarks=args.benchmark, judges=args.judge,
+                         n_resamples=args.bootstrap, seed=args.seed)
+    _write(out, args.out)
+    return f"wrote {out.height} QC changes (points, excluded minus all) to {args.out}"
+
+
+def _hard(args) -> str:
+    from cap_core.dataset import load_dataset
+    from cap_core.hard_subsets import hard_empirical_profile
+
+    res = hard_empirical_profile(load_dataset(args.data), args.benchmark, args.selector, judges=args.judge,
+                                 n_resamples=args.bootstrap, seed=args.seed)
+    _write(res.profile, args.out)
+    return (f"wrote the hard-empirical profile ({res.items.height} of {res.n_candidates} items) to {args.out}. "
+            f"{res.warning}")
+
+
+def _robustness(args) -> str:
+    from cap_core.robustness_views import c8_conditional_unconditional, strict_vs_consistency
+
+    prof = _profile(args)
+    if args.source:
+        prof = prof.filter(pl.col("source").is_in(args.source))
+    out = strict_vs_consistency(prof)
+    _write(out, args.out)
+    if args.c8_out:
+        _write(c8_conditional_unconditional(prof), args.c8_out)
+    return f"wrote {out.height} strict vs consistency rows to {args.out}"
+
+
 #: verb -> handler(args) -> message; merged into the CLI's dispatch table.
-VERBS = {"spearman": _spearman, "stress": _stress, "distance": _distance, "correct": _correct, "compare": _compare}
+VERBS = {"spearman": _spearman, "stress": _stress, "distance": _distance, "correct": _correct, "compare": _compare,
+         "qc": _qc, "hard": _hard, "robustness": _robustness}
