@@ -111,7 +111,8 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         title=title,
         polar=dict(
             radialaxis=dict(
-                range=[0, 100], ticksuffix="%", tickvals=[25, 50, 75, 100], angle=RADIAL_ANGLE,
+                range=[0, 100], tickvals=[25, 50, 75, 100], ticktext=["25%", "50%", "75%", "100%"],
+                angle=RADIAL_ANGLE, showline=False,
                 tickangle=0, tickfont=dict(size=10, color="#666"),
             ),
             angularaxis=dict(categoryorder="array", categoryarray=theta[:-1], direction="clockwise"),
