@@ -151,3 +151,27 @@ def test_compare_with_one_judge_or_published_only_says_so():
     # family distances still work on the published judgerEva judges (CAP Table 17 pairs)
     summary = frame(at, "pair", "l1")
     assert {"OpenAI (WF)", "Anthropic (WF)", "Cross-Family avg."} <= set(summary["pair"])
+
+
+def test_compare_shows_qc_sensitivity_when_items_are_flagged(monkeypatch):
+    import streamlit as st
+
+    import ui.cache
+    from tests.cap_core._qc_fixtures import qc_dataset
+
+    ds = qc_dataset()
+    monkeypatch.setattr(ui.cache, "default_dataset", lambda: (ds, ds.fingerprint()))
+    st.cache_data.clear()
+    at = start("pages/compare.py")
+    at.toggle(key="sb_published").set_value(False).run()
+    clean(at)
+    assert at.selectbox(key="cmp_flag").options == ["low_quality", "other"]
+    qc = frame(at, "value_all", "value_excluded", "change")
+    c2 = {r["judge"]: r["change"] for r in qc.filter(pl.col("condition") == "C2").iter_rows(named=True)}
+    # fixture by hand: J's C2 goes 3/4 -> 1/2 without flagged i4; K stays 100
+    assert c2 == pytest.approx({"J": -25.0, "K": 0.0})
+    at.selectbox(key="cmp_flag").set_value("other").run()
+    qc2 = frame(at, "value_all", "value_excluded", "change")
+    # "other" flags i4 and i5: C2 has no item left -> null change, not zero
+    assert qc2.filter(pl.col("condition") == "C2")["change"].null_count() == 2
+    st.cache_data.clear()
