@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from tests.app_pages import pages_in_app
+
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-NAV = ["Overview", "Coverage matrix", "Profiles", "Export"]
+NAV = [title for _, title in pages_in_app()]
 
 
 def _free_port() -> int:
