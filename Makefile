@@ -28,6 +28,7 @@ test: install browser
 
 bench: install
 	$(BIN)/python bench/bench_profile.py
+	$(BIN)/python bench/bench_audit.py
 
 # Rebuild data/ from the public data in ../shared/data.
 data: install
