@@ -124,3 +124,32 @@ def test_connection_errors_are_retried_then_failed_without_key(fake_key, tmp_pat
     row = res.calls.row(0, named=True)
     assert row["status"] == "failed" and row["retries"] == 2 and row["verdict"] is None
     assert grep_tree(tmp_path, fake_key) == []
+
+
+def test_cancel_keeps_finished_calls_and_a_rerun_completes(fake_key, tmp_path):
+    import threading
+
+    from cap_core.judging.cache import JudgeCache
+    from tests.judging.openai_server import OpenAIServer
+
+    slow = OpenAIServer(delay_s=0.2)
+    try:
+        items = make_items(["ok"] * 6)
+        cancel = threading.Event()
+
+        def stop_after_two(stats):
+            if stats["done"] >= 2:
+                cancel.set()
+
+        res = run_judging(items, spec(slow, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
+                          out_dir=tmp_path / "o", on_progress=stop_after_two, cancel=cancel)
+        assert res.stats["cancelled"] and (res.calls["status"] == "ok").sum() == 2
+        assert (res.calls["status"] == "cancelled").sum() == 4 and slow.count() == 2
+        cache = JudgeCache(tmp_path / "c")
+        assert len(cache) == 2
+        cache.close()
+        res2 = run_judging(items, spec(slow, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
+                           out_dir=tmp_path / "o")
+        assert res2.stats["cache_hits"] == 2 and res2.stats["requests"] == 4 and slow.count() == 6
+    finally:
+        slow.close()
