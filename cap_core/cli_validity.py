@@ -2,6 +2,10 @@
 
 ``probes generate --bases FILE --out FILE.csv [--skipped FILE.csv]``
     Apply every construct edit and control rule to the base claims (deterministic).
+``probes generate --generator MODEL --bases FILE --out FILE.csv [--slot S ...] [--max-attempts 3]
+[--attempts FILE.csv] [--cache DIR] [--api-base URL]``
+    Ask a generator model (litellm; ``localgen/rules`` offline) for each edit, verify each
+    answer, regenerate on rejection; writes verified probes and, optionally, every attempt.
 ``probes verify --bases FILE --probes FILE --out FILE.csv [--max-length-change 0.5]``
     Verify probes against their bases; writes the probes with status and reason and
     prints the rejection counts per slot.
@@ -34,6 +38,14 @@ def register(sub) -> None:
     gen.add_argument("--bases", type=Path, required=True, help="base claims table (CSV/TSV/JSONL/JSON/Parquet)")
     gen.add_argument("--out", type=Path, required=True)
     gen.add_argument("--skipped", type=Path, help="also write the rules that did not apply")
+    gen.add_argument("--generator", help="litellm model string of a generator model (e.g. localgen/rules); "
+                                         "without it the rule-based generator runs")
+    gen.add_argument("--slot", action="append", help="generate only this slot (repeatable; model generator)")
+    gen.add_argument("--max-attempts", type=int, default=3, help="requests per slot at most (model generator)")
+    gen.add_argument("--attempts", type=Path, help="also write every attempt with its verdict (model generator)")
+    gen.add_argument("--cache", type=Path, default=Path(".cap_cache/judging"))
+    gen.add_argument("--api-base", default=None)
+    gen.add_argument("--max-calls", type=int, default=None)
     gen.set_defaults(handler=_generate)
     ver = psub.add_parser("verify", help="verify probes against their base claims")
     ver.add_argument("--bases", type=Path, required=True)
@@ -92,6 +104,8 @@ def _named(err: CAPInputError, path: Path) -> CAPInputError:
 
 
 def _generate(args: argparse.Namespace) -> str:
+    if args.generator:
+        return _generate_llm(args)
     from cap_core.probes import generate_probes
 
     try:
@@ -102,6 +116,26 @@ def _generate(args: argparse.Namespace) -> str:
     if args.skipped:
         _write(skipped, args.skipped)
     return f"wrote {probes.height} probes to {args.out} ({skipped.height} rule applications did not apply)"
+
+
+def _generate_llm(args: argparse.Namespace) -> str:
+    import sys
+
+    from cap_core.probe_llm import generate_probes_llm
+
+    try:
+        probes, attempts, notices = generate_probes_llm(
+            _read(args.bases, "base claims"), args.generator, cache_dir=args.cache, slots=args.slot,
+            max_attempts=args.max_attempts, api_base=args.api_base, max_calls=args.max_calls)
+    except CAPInputError as err:
+        raise _named(err, args.bases) from None
+    for n in notices:
+        print(f"notice: {n}", file=sys.stderr)
+    _write(probes, args.out)
+    if args.attempts:
+        _write(attempts, args.attempts)
+    kept = int((probes["status"] == "kept").sum()) if probes.height else 0
+    return f"wrote {probes.height} probes ({kept} kept by the verifier) to {args.out}"
 
 
 def _verify(args: argparse.Namespace) -> str:
