@@ -8,6 +8,7 @@ from cap_core.export import to_csv_bytes
 from cap_core.frontier import quadrant
 from components.frontier_bars import axis_bars_figure
 from components.frontier_plane import frontier_figure
+from ui import frontier_sections as fs
 from ui import validity_cache as vc
 
 st.title("Frontiers")
@@ -78,7 +79,7 @@ for r in sel.iter_rows(named=True):
     st.markdown(f"**{r['judge']}** at τ = {r['tau']:g}: S = {s_txt}, R = {r['R']:.3f} "
                 f"({quadrant(r['S'], r['R'], s_high, r_high)})")
 
-pub_judges, pub_interventions = vc.published()
+pub_judges, _ = vc.published()
 c1, c2 = st.columns(2)
 show_pub = c1.toggle("Show published operating points (Validity Table 5)", value=True, key="fr_pub")
 zoom = c2.toggle("Zoom the S axis to the judges", value=True, key="fr_zoom")
@@ -98,8 +99,8 @@ table = pl.concat([computed, pub_judges.select("judge", "tau", "S", "R", "R_scop
 st.dataframe(table, hide_index=True, key="fr_ops")
 st.download_button("Download operating points (CSV)", to_csv_bytes(table), "operating_points.csv", key="fr_dl_ops")
 st.download_button("Download the full threshold sweep (CSV)", to_csv_bytes(sw), "sweep.csv", key="fr_dl_sweep")
-with st.expander("Published sensitivity per intervention (Validity Table 6)"):
-    st.dataframe(pub_interventions, hide_index=True, key="fr_pub_int")
+fs.slot_section(key, grades, ops)
+fs.annotation_section(key, grades, min_s)
 
 st.subheader("Instrument quality")
 iq = vc.instrument(key, gradings) if gradings is not None else vc.instrument_of_grades(key, grades)

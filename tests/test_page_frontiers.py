@@ -40,7 +40,7 @@ def _line(at: AppTest, judge: str) -> str:
 def test_page_renders_plane_bars_and_tables():
     at = _page()
     assert at.title[0].value == "Frontiers"
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 3  # plane, per-axis bars, per-slot bars
     ops = at.dataframe[0].value
     assert set(ops["source"]) == {"computed", "published: Validity Table 5"}
     # the matched-invariance point is the slider's default
