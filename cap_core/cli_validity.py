@@ -15,9 +15,10 @@
 ``probes annotate --probes FILE --annotations FILE --out FILE.csv [--report FILE.csv] [--min-agreement 0.75]``
     Keep probes whose annotator majority matches the intended direction, in slots whose
     mean pairwise agreement reaches the bar; excluded slots are printed and reported.
-``validity --grades FILE --out FILE.csv [--sweep FILE.csv] [--min-s 0.90] [--bootstrap 1000] [--seed 0]``
+``validity --grades FILE --out FILE.csv [--sweep FILE.csv] [--slots FILE.csv] [--min-s 0.90] [--bootstrap 1000]``
     Matched-invariance operating point of every judge in a graded probe table, with
-    base-item bootstrap intervals; ``--sweep`` also writes every threshold's (S, R).
+    base-item bootstrap intervals; ``--sweep`` also writes every threshold's (S, R);
+    ``--slots`` the R / flip rate of every slot at that point (Validity Table 6 analogue).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def register(sub) -> None:
     va.add_argument("--grades", type=Path, required=True, help="graded probe table")
     va.add_argument("--out", type=Path, required=True)
     va.add_argument("--sweep", type=Path, help="also write the full threshold sweep")
+    va.add_argument("--slots", type=Path, help="also write R / flip rate per slot at the matched threshold")
     va.add_argument("--min-s", type=float, default=0.90, help="invariance floor (proportion)")
     va.add_argument("--bootstrap", type=int, default=1000)
     va.add_argument("--seed", type=int, default=0)
@@ -202,4 +204,9 @@ def _validity(args: argparse.Namespace) -> str:
     _write(table, args.out)
     if args.sweep:
         _write(sw, args.sweep)
+    if args.slots and table.height:
+        from cap_core.validity_slots import slot_sensitivity
+
+        _write(slot_sensitivity(grades, dict(zip(table["judge"], table["tau"])), n_resamples=args.bootstrap,
+                                seed=args.seed), args.slots)
     return f"wrote operating points of {table.height} judge(s) to {args.out}"

@@ -97,3 +97,19 @@ def test_published_tables_six_and_four_side_by_side(shared_dir):
     assert (row["n"], row["R"], row["human_dir_pct"], row["agreement"]) == (26, 0.358, 58.0, 0.852)
     assert pub.filter(pl.col("slot") == "condition_removal")["human_dir_pct"].is_null().all()
     assert set(pub["source"]) == {"published: Validity Tables 6 and 4"}
+
+
+def test_cli_writes_slots_at_the_matched_tau(tmp_path):
+    from cap_core.cli import main
+
+    src = tmp_path / "g.csv"
+    grades().drop("verdict_only").write_csv(src)
+    assert main(["validity", "--grades", str(src), "--out", str(tmp_path / "o.csv"), "--slots",
+                 str(tmp_path / "s.csv"), "--bootstrap", "100"]) == 0
+    s = pl.read_csv(tmp_path / "s.csv")
+    # G's matched tau at S >= 0.90: 1.5 (no control straddles 1.5; c3 3->1 does), so domain_extension 1,
+    # every other slot 0; H's only thresholds 2.5 / 3.5 give S = 1 and R = 0, matched tau 2.5
+    g = s.filter(pl.col("judge") == "G")
+    assert set(g["tau"]) == {1.5} and dict(zip(g["slot"], g["value"]))["domain_extension"] == 1.0
+    assert g.filter(pl.col("slot") != "domain_extension")["value"].to_list() == [0.0] * 4
+    assert set(s.filter(pl.col("judge") == "H")["tau"]) == {2.5}
