@@ -124,13 +124,15 @@ def _generate_llm(args: argparse.Namespace) -> str:
     import sys
 
     from cap_core.probe_llm import generate_probes_llm
+    from cap_core.probes import validate_bases
 
     try:
-        probes, attempts, notices = generate_probes_llm(
-            _read(args.bases, "base claims"), args.generator, cache_dir=args.cache, slots=args.slot,
-            max_attempts=args.max_attempts, api_base=args.api_base, max_calls=args.max_calls)
+        bases = validate_bases(_read(args.bases, "base claims"))
     except CAPInputError as err:
         raise _named(err, args.bases) from None
+    probes, attempts, notices = generate_probes_llm(bases, args.generator, cache_dir=args.cache, slots=args.slot,
+                                                    max_attempts=args.max_attempts, api_base=args.api_base,
+                                                    max_calls=args.max_calls)
     for n in notices:
         print(f"notice: {n}", file=sys.stderr)
     _write(probes, args.out)

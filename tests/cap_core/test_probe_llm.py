@@ -61,3 +61,17 @@ def test_bad_arguments(tmp_path):
         generate_probes_llm(bases, "", cache_dir=tmp_path)
     with pytest.raises(CAPInputError, match="empty claim"):
         generate_probes_llm(bases.with_columns(claim=pl.lit(" ")), cache_dir=tmp_path)
+
+
+def test_cli_bad_slot_and_offline_run(tmp_path, capsys):
+    from cap_core.cli import main
+
+    bases = tmp_path / "b.csv"
+    pl.read_csv(BASES).head(2).write_csv(bases)
+    assert main(["probes", "generate", "--bases", str(bases), "--generator", "localgen/rules", "--slot", "sarcasm",
+                 "--out", str(tmp_path / "p.csv")]) == 2
+    assert "unknown probe slot" in capsys.readouterr().err
+    assert main(["probes", "generate", "--bases", str(bases), "--generator", "localgen/rules", "--slot", "register",
+                 "--cache", str(tmp_path / "c"), "--out", str(tmp_path / "p.csv")]) == 0
+    out = pl.read_csv(tmp_path / "p.csv")
+    assert out["probe_id"].to_list() == ["med01:register", "med02:register"] and set(out["status"]) == {"kept"}
