@@ -38,7 +38,7 @@ def server():
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while True:
             try:
                 with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
@@ -67,15 +67,15 @@ def test_profiles_page_shows_a_polar_chart(server):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(server + "/", wait_until="domcontentloaded")
             links = page.locator('[data-testid="stSidebarNav"] a')
-            expect(links).to_have_count(len(NAV), timeout=60000)
+            expect(links).to_have_count(len(NAV), timeout=180000)
             assert [t.strip() for t in links.all_inner_texts()] == NAV
             links.filter(has_text="Profiles").first.click()
-            expect(page.get_by_role("heading", name="Profiles").first).to_be_visible(timeout=60000)
+            expect(page.get_by_role("heading", name="Profiles").first).to_be_visible(timeout=180000)
             assert page.url.endswith("/judge-profiles")
             chart = page.locator(".js-plotly-plot").first
-            expect(chart).to_be_visible(timeout=60000)
+            expect(chart).to_be_visible(timeout=180000)
             polar = page.locator(".js-plotly-plot .polarlayer .trace.scatter")
-            expect(polar.first).to_be_visible(timeout=30000)
+            expect(polar.first).to_be_visible(timeout=60000)
             assert polar.count() >= 1
             assert page.get_by_text("Page not found").count() == 0
             assert page.locator('[data-testid="stException"]').count() == 0
