@@ -143,13 +143,16 @@ def test_cancel_keeps_finished_calls_and_a_rerun_completes(fake_key, tmp_path):
 
         res = run_judging(items, spec(slow, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
                           out_dir=tmp_path / "o", on_progress=stop_after_two, cancel=cancel)
-        assert res.stats["cancelled"] and (res.calls["status"] == "ok").sum() == 2
-        assert (res.calls["status"] == "cancelled").sum() == 4 and slow.count() == 2
+        # the cancel lands after the second answer; a call already handed to the worker
+        # may still finish, so 2 or 3 calls are done, never all 6
+        done = int((res.calls["status"] == "ok").sum())
+        assert res.stats["cancelled"] and done in (2, 3)
+        assert (res.calls["status"] == "cancelled").sum() == 6 - done and slow.count() == done
         cache = JudgeCache(tmp_path / "c")
-        assert len(cache) == 2
+        assert len(cache) == done
         cache.close()
         res2 = run_judging(items, spec(slow, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
                            out_dir=tmp_path / "o")
-        assert res2.stats["cache_hits"] == 2 and res2.stats["requests"] == 4 and slow.count() == 6
+        assert res2.stats["cache_hits"] == done and res2.stats["requests"] == 6 - done and slow.count() == 6
     finally:
         slow.close()
