@@ -109,8 +109,9 @@ def resample_counts(n_units: int, n_resamples: int, seed: int, strata: np.ndarra
         probabilities), so each row's sum over a stratum is that stratum's size.
         Draw order (fixed, so a plain loop can reproduce it): strata in ascending
         label order; for a stratum with units ``u_0 < ... < u_{m-1}``,
-        ``rng.integers(0, m, size=(n_resamples, m))`` gives the drawn positions.
-        With one stratum this is ``rng.integers(0, n_units, size=(B, n_units))``.
+        ``rng.integers(0, m, size=(n_resamples, m), dtype=numpy.int32)`` gives the
+        drawn positions (``int64`` when ``n_resamples * n_units >= 2**31``). With one
+        stratum this is ``rng.integers(0, n_units, size=(B, n_units), dtype=numpy.int32)``.
 
     Raises
     ------
@@ -149,13 +150,26 @@ def stratified_counts(n: int, b: int, seed: int, strata: np.ndarray | None) -> t
     if n == 0:
         return np.zeros((b, 0), dtype=np.int64), perm
     rng = np.random.default_rng(seed)
-    draws = np.empty((b, n), dtype=np.int64)
-    rows = np.arange(b, dtype=np.int64)[:, None] * n
+    # int32 positions halve the memory traffic; fall back to int64 for huge b * n
+    itype = np.int32 if b * n < 2**31 else np.int64
+    draws = np.empty((b, n), dtype=itype)
+    rows = np.arange(b, dtype=itype)[:, None] * n
     start = 0
     for m in sizes:
-        np.add(rng.integers(0, m, size=(b, m), dtype=np.int64), rows + start, out=draws[:, start:start + m])
+        np.add(rng.integers(0, m, size=(b, m), dtype=itype), rows + start, out=draws[:, start:start + m])
         start += m
     return np.bincount(draws.ravel(), minlength=b * n).reshape(b, n), perm
+
+
+def _halves_fit_float32(counts: np.ndarray, values: np.ndarray) -> bool:
+    """True if ``counts @ values`` is exact in float32 (values are multiples of 1/2, sums small)."""
+    if values.size == 0 or counts.size == 0:
+        return True
+    twice = 2.0 * values
+    if not np.array_equal(twice, np.round(twice)):
+        return False
+    bound = float(np.abs(twice).sum(axis=0).max()) * float(np.max(counts))
+    return bound < 2.0**23
 
 
 def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray,
@@ -183,10 +197,17 @@ def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray,
         drawn). The values are in the units of ``num / den`` (fractions for
         indicators).
     """
-    w = np.asarray(counts, dtype=np.float64)
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    # Single precision is exact when every product and sum is a small multiple of 1/2
+    # (indicators and two-order averages): then all partial sums are integers / 2 below
+    # 2**23. Otherwise fall back to double precision.
+    exact32 = _halves_fit_float32(counts, num) and _halves_fit_float32(counts, den)
+    dtype = np.float32 if exact32 else np.float64
+    w = np.asarray(counts, dtype=dtype)
     with _one_blas_thread():
-        top = w @ np.asarray(num, dtype=np.float64)
-        bottom = w @ np.asarray(den, dtype=np.float64)
+        top = (w @ num.astype(dtype)).astype(np.float64)
+        bottom = (w @ den.astype(dtype)).astype(np.float64)
     if den_index is not None:
         bottom = bottom[:, np.asarray(den_index, dtype=np.int64)]
     out = np.full(top.shape, np.nan)

@@ -137,14 +137,14 @@ def test_resample_counts_and_interval_helpers():
 
 def test_stratified_counts_match_a_plain_loop():
     # units 0..9 in strata {0: 1,3,5}, {1: 0,2,4}, {2: 6,7,8,9}; documented draw order: strata ascending,
-    # rng.integers(0, m, size=(B, m)) picks positions among the stratum's units in ascending order
+    # rng.integers(0, m, size=(B, m), dtype=int32) picks positions among the stratum's units in ascending order
     strata = np.array([1, 0, 1, 0, 1, 0, 2, 2, 2, 2])
     got = resample_counts(10, 40, 5, strata=strata)
     rng = np.random.default_rng(5)
     expect = np.zeros((40, 10), dtype=np.int64)
     for s in (0, 1, 2):
         units = [u for u in range(10) if strata[u] == s]
-        pos = rng.integers(0, len(units), size=(40, len(units)))
+        pos = rng.integers(0, len(units), size=(40, len(units)), dtype=np.int32)
         for r in range(40):
             for p in pos[r]:
                 expect[r, units[p]] += 1
