@@ -21,7 +21,9 @@ robustness.
     Strict vs pure consistency (CAP App. H) and C8 conditional vs unconditional (§4.1).
 
 ``--published`` reads ``data/published/cap_profiles.csv`` and adds the JudgeBench-Pro
-cells implied by Table 6 (JB − δ).
+cells implied by Table 6 (JB − δ); cells the paper prints twice are resolved by
+:func:`cap_core.analysis_inputs.combine_profiles` (Table 15 kept over Table 19), so the
+defaults run without ``--source``.
 """
 
 from __future__ import annotations
@@ -107,11 +109,11 @@ def _profile(args) -> pl.DataFrame:
     from cap_core.schema import validate_profile
 
     if args.published:
-        from cap_core.profile_views import published_stress_profile
+        from cap_core.analysis_inputs import combine_profiles
         from cap_core.published import load_published_profiles
 
-        prof = load_published_profiles()
-        return pl.concat([prof, published_stress_profile(prof)])
+        # one row per cell: cells printed twice (Table 15 and Table 19) keep Table 15
+        return combine_profiles([], load_published_profiles())
     if not args.profile.is_file():
         raise CAPInputError("profile file not found", file=str(args.profile),
                             fix="write one with `python -m cap_core profile ... --out FILE.csv`")

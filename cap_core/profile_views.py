@@ -121,10 +121,13 @@ def view_cells(profile: pl.DataFrame, view: str, *, condition: str | None = None
     dup = rows.group_by("judge", "condition").agg(pl.col("source").unique().sort(), pl.len()).filter(pl.col("len") > 1)
     if dup.height:
         first = dup.row(0, named=True)
+        # a fix that works as written: keep every source of the profile except the later duplicates
+        pool = list(sources) if sources else sorted(set(profile.get_column("source").drop_nulls().to_list()))
+        keep = [s for s in pool if s not in first["source"][1:]]
         raise CAPInputError(
             f"two values for {first['judge']} {first['condition']} in view {bench}:{subset}",
             column="source", got=first["source"], expected="one row per judge and condition",
-            fix="choose one source (CLI: --source 'published: CAP Table N')",
+            fix="keep one source per cell, e.g. (CLI) " + " ".join(f"--source '{s}'" for s in keep),
         )
     return rows.select("judge", "condition", "metric", "value", "source").sort("judge", "condition")
 

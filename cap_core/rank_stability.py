@@ -136,7 +136,9 @@ def cross_benchmark_spearman(profile: pl.DataFrame, condition: str, views: list[
     if len(views) < 2:
         raise CAPInputError(f"rank stability of {condition} needs at least two benchmarks", column="view",
                             got=views, expected="two or more benchmark:subset views with the condition",
-                            fix="add a second benchmark, or pick a condition measured on several benchmarks")
+                            fix=("--source keeps only the listed sources; add the sources of other benchmarks "
+                                 "(e.g. 'published: CAP Table 5') or drop --source" if sources else
+                                 "add a second benchmark, or pick a condition measured on several benchmarks"))
     vecs = {v: _vectors(profile, v, condition, sources) for v in views}
     rows = []
     for va, vb in itertools.combinations(views, 2):
