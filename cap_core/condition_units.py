@@ -136,14 +136,14 @@ class Cells:
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
         self.num.append(self._per_base(base, num).T)
+        start = sum(d.shape[1] for d in self.den)  # first column of the block added below
         if den is None:
             self.den.append(np.bincount(base, minlength=self.n_base).astype(np.float64)[:, None])
-            self.den_col += [len(self.den) - 1] * self.J
+            self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
             den = den.astype(np.float64)
             self.den.append(self._per_base(base, den).T)
-            start = sum(d.shape[1] for d in self.den[:-1])
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
         self.totals.append((num.sum(axis=1), tot_den, excl.sum(axis=1).astype(np.float64)))

@@ -165,3 +165,43 @@ def test_subset_cells_keep_their_size_in_every_resample():
     k = int(res.profile.with_row_index("k").filter((pl.col("subset") == "y") & (pl.col("condition") == "overall"))["k"][0])
     steps = res.replicates[:, k] / 5.0
     np.testing.assert_allclose(steps, np.round(steps), atol=1e-9)
+
+
+def test_c8_replicates_match_a_recomputation_from_the_counts():
+    # 8 items, one stratum, gold A. AB verdict right on items 0-3 (wrong on 4-7); of the four right
+    # ones, items 0 and 1 have a supported rationale and items 2 and 3 an unsupported one.
+    # Per replicate r with counts w: acc = sum(w[:4]) / sum(w); supported = sum(w[:2]) / sum(w[:4]);
+    # supported_correct = acc * supported (CAP §4.1), all in percent.
+    import polars as pl
+
+    from cap_core import Dataset
+
+    n = 8
+    items = pl.DataFrame({"benchmark": ["b"] * n, "item_id": [f"i{i}" for i in range(n)], "gold": ["A"] * n})
+    rows = []
+    for i in range(n):
+        rs = (1 if i < 2 else 0) if i < 4 else None
+        rows.append({"judge": "J", "benchmark": "b", "item_id": f"i{i}", "order": "AB",
+                     "verdict": "A" if i < 4 else "B", "rationale_supported": rs})
+        rows.append({"judge": "J", "benchmark": "b", "item_id": f"i{i}", "order": "BA", "verdict": "A",
+                     "rationale_supported": None})
+        # a second judge, always right, its rationale evaluated (and supported) on items 0-5 only,
+        # so cells of two judges with different denominators sit side by side
+        rows.append({"judge": "K", "benchmark": "b", "item_id": f"i{i}", "order": "AB", "verdict": "A",
+                     "rationale_supported": 1 if i < 6 else None})
+        rows.append({"judge": "K", "benchmark": "b", "item_id": f"i{i}", "order": "BA", "verdict": "A",
+                     "rationale_supported": None})
+    res = compute_profile(Dataset.build(items, pl.DataFrame(rows)), n_resamples=300, seed=11)
+    w = resample_counts(n, 300, 11).astype(float)  # base items i0..i7 sorted; one stratum
+    acc = w[:, :4].sum(axis=1) / w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sup = np.where(w[:, :4].sum(axis=1) > 0, w[:, :2].sum(axis=1) / w[:, :4].sum(axis=1), np.nan)
+    k_sup, row_sup = _row(res, "J", "C8", "supported")
+    k_sc, row_sc = _row(res, "J", "C8", "supported_correct")
+    assert (row_sup["value"], row_sc["value"]) == (50.0, 25.0)
+    np.testing.assert_allclose(res.replicates[:, k_sup], 100 * sup)
+    np.testing.assert_allclose(res.replicates[:, k_sc], 100 * acc * sup)
+    # K: accuracy 1 and supported 1 in every replicate that draws one of items 0-5
+    k_k, _ = _row(res, "K", "C8", "supported_correct")
+    drawn = w[:, :6].sum(axis=1) > 0
+    np.testing.assert_allclose(res.replicates[drawn, k_k], 100.0)
