@@ -267,12 +267,32 @@ def _check_columns(
         )
 
 
+_BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+
+
 def _cast(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str, file: str | None) -> pl.DataFrame:
     exprs = []
     for col, dtype in schema.items():
         if col not in df.columns:
             continue
         if df.schema[col] == dtype:
+            continue
+        if dtype == pl.Boolean and df.schema[col] == pl.String:
+            # text such as "true" / "False" / "1" / "0" (CSV files hold no booleans)
+            mapped = (
+                pl.col(col).str.strip_chars().str.to_lowercase()
+                .replace_strict(_BOOL_TEXT, default=None, return_dtype=pl.Boolean)
+            )
+            _raise_first(
+                df,
+                pl.col(col).is_not_null() & mapped.is_null(),
+                f"value of the wrong type in the {table} table",
+                file=file,
+                column=col,
+                expected="true or false",
+                fix=f"write true or false in {col!r} (or leave it empty)",
+            )
+            exprs.append(df.select(mapped.alias(col)).get_column(col))
             continue
         try:
             casted = df.get_column(col).cast(dtype, strict=True)

@@ -151,3 +151,15 @@ def test_absurdly_long_ids_are_rejected_with_row_and_column():
     assert (err.row, err.column) == (3, "item_id")
     ok = validate_items(items(item_id=["1", "2", "i" * 500]))  # exactly 500 is accepted
     assert ok.height == 3
+
+
+def test_profile_written_as_csv_reads_back():
+    # a profile CSV holds "true"/"false" text in `primary`; reading it back must give booleans
+    prof = pl.DataFrame(
+        {"judge": ["j", "j"], "benchmark": ["b", "b"], "condition": ["C7", "C7"], "metric": ["strict", "consistency"],
+         "value": [60.0, 80.0], "primary": ["true", "False"]}
+    )
+    out = validate_profile(prof)
+    assert out["primary"].to_list() == [True, False]
+    err = raised(validate_profile, prof.with_columns(pl.lit("maybe").alias("primary")))
+    assert (err.row, err.column, err.got) == (1, "primary", "maybe")
