@@ -3,7 +3,8 @@
 A cascade keeps the cheap judge's verdict on an item whose confidence is at least τ and
 uses a fallback judge's verdict elsewhere. Everything here works on the items that the
 cheap judge and every candidate fallback share (unit: the item, see
-:mod:`cap_core.confidence`); accuracies are **percent**, deferral shares **percent**,
+:mod:`cap_core.confidence`); accuracies are **percent**, deferrals **percent**
+(``deferral_pct``, 0-100),
 costs **US dollars per 1,000 verdicts** (the cheap judge is paid on every item, the
 fallback on the deferred ones, each at its own estimated per-item cost).
 
@@ -26,8 +27,8 @@ from cap_core.cost import item_costs, load_prices
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 
-__all__ = ["CascadeData", "cascade_data", "cascade_curve", "decomposition", "oracle", "cross_fit",
-           "split_halves", "gain_ci"]
+__all__ = ["CascadeData", "cascade_data", "cascade_curve", "cascade_point", "decomposition", "oracle",
+           "cross_fit", "split_halves", "gain_ci"]
 
 
 @dataclass(frozen=True)
@@ -104,24 +105,59 @@ def _scores(d: CascadeData, fb: str, taus: np.ndarray, idx: np.ndarray | None = 
     keep = conf[None, :] >= taus[:, None]
     acc = np.where(keep, c1, c2).mean(axis=1)
     cost = d.cost[d.cheap][sl].mean() + np.where(keep, 0.0, d.cost[fb][sl]).mean(axis=1)
-    return {"accuracy": 100 * acc, "deferral": 100 * (1 - keep.mean(axis=1)), "usd_per_1000": 1000 * cost}
+    return {"accuracy": 100 * acc, "deferral_pct": 100 * (1 - keep.mean(axis=1)), "usd_per_1000": 1000 * cost}
 
 
 def cascade_curve(d: CascadeData, fallback: str | None = None, taus: np.ndarray | None = None) -> pl.DataFrame:
-    """Accuracy, deferral share and cost as τ varies.
+    """Accuracy, deferral and cost as τ varies.
 
     Returns
     -------
     polars.DataFrame
-        ``tau``, ``accuracy`` (percent), ``deferral_share`` (percent of items sent to the
-        fallback), ``usd_per_1000`` (null without prices). τ = 0 keeps every cheap verdict;
-        the last τ lies above every confidence and defers everything.
+        ``tau``, ``accuracy`` (percent), ``deferral_pct`` (percent, 0-100, of items sent
+        to the fallback), ``usd_per_1000`` (null without prices). τ = 0 keeps every cheap
+        verdict; the last τ lies above every confidence and defers everything. Each row
+        equals :func:`cascade_point` at its τ (same computation).
     """
     fb = fallback or d.fallbacks[0]
     t = _taus(d.conf) if taus is None else np.asarray(taus, float)
     s = _scores(d, fb, t)
-    return pl.DataFrame({"tau": t, "accuracy": s["accuracy"], "deferral_share": s["deferral"],
+    return pl.DataFrame({"tau": t, "accuracy": s["accuracy"], "deferral_pct": s["deferral_pct"],
                          "usd_per_1000": s["usd_per_1000"]}).with_columns(pl.col("usd_per_1000").fill_nan(None))
+
+
+def cascade_point(d: CascadeData, tau: float, fallback: str | None = None) -> dict:
+    """The cascade at one τ: the operating point drawn on the curve.
+
+    Parameters
+    ----------
+    d : CascadeData
+    tau : float
+        Keep the cheap verdict where its confidence is ≥ ``tau`` (confidence in [0, 1]).
+    fallback : str, optional
+        Default the first fallback.
+
+    Returns
+    -------
+    dict
+        ``tau``, ``accuracy`` (percent), ``deferral_pct`` (percent, 0-100), ``n_kept``
+        and ``usd_per_1000`` (cheap judge on every item plus the fallback on the deferred
+        ones; None without prices) — the same computation as :func:`cascade_curve`.
+
+    Raises
+    ------
+    CAPInputError
+        ``tau`` not a number, or an unknown fallback.
+    """
+    if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not np.isfinite(tau):
+        raise CAPInputError("τ must be a number", column="tau", expected="a number in [0, 1]", got=tau)
+    fb = fallback or d.fallbacks[0]
+    if fb not in d.fallbacks:
+        raise CAPInputError("unknown fallback judge", column="fallback", expected=", ".join(d.fallbacks), got=fb)
+    s = _scores(d, fb, np.array([float(tau)]))
+    usd = float(s["usd_per_1000"][0])
+    return {"tau": float(tau), "accuracy": float(s["accuracy"][0]), "deferral_pct": float(s["deferral_pct"][0]),
+            "n_kept": int((d.conf >= tau).sum()), "usd_per_1000": None if np.isnan(usd) else usd}
 
 
 def decomposition(d: CascadeData, tau: float, fallback: str | None = None) -> dict:
@@ -193,7 +229,7 @@ def cross_fit(d: CascadeData, *, n_splits: int = 50, seed: int = 0) -> pl.DataFr
     -------
     polars.DataFrame
         One row per split and direction: ``split``, ``direction`` (1 or 2), ``fallback``,
-        ``tau``, ``accuracy``, ``deferral``, ``usd_per_1000`` (held-out half),
+        ``tau``, ``accuracy``, ``deferral_pct``, ``usd_per_1000`` (held-out half),
         ``best_single``, ``best_single_accuracy`` and ``gain`` (points; held-out).
         Summarise with mean and standard deviation.
     """

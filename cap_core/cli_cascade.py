@@ -69,12 +69,12 @@ def _cascade(args) -> str:
     d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices,
                      shared=args.shared)
     curve = pl.concat([cascade_curve(d, fb).with_columns(pl.lit(fb).alias("fallback")) for fb in d.fallbacks])
-    _write(curve.select("fallback", "tau", "accuracy", "deferral_share", "usd_per_1000"), args.out)
+    _write(curve.select("fallback", "tau", "accuracy", "deferral_pct", "usd_per_1000"), args.out)
     o = oracle(d)
     cf = cross_fit(d, n_splits=args.splits, seed=args.seed)
     g = gain_ci(d, o["tau"], o["fallback"], n_resamples=args.bootstrap, seed=args.seed)
     return (f"wrote {curve.height} curve rows to {args.out}; oracle (optimistic) tau={o['tau']:.3f} via "
-            f"{o['fallback']}: {o['accuracy']:.1f}% ({o['deferral']:.0f}% deferred), gain over {g['best_single']} "
+            f"{o['fallback']}: {o['accuracy']:.1f}% ({o['deferral_pct']:.0f}% deferred), gain over {g['best_single']} "
             f"{g['gain']:+.1f} [{g['ci_low']:+.1f}, {g['ci_high']:+.1f}]; cross-fitted gain "
             f"{cf['gain'].mean():+.2f} ± {cf['gain'].std():.2f} points over {cf.height} held-out halves")
 

@@ -1,13 +1,14 @@
 """Cascades: a cheap judge with confidence first, an LLM judge for the uncertain rest (Jev paper §6)."""
 
-import numpy as np
 import polars as pl
 import streamlit as st
 
+from cap_core.cascade import cascade_point
 from cap_core.errors import CAPInputError
 from components.cascade_matrix import agreement_heatmap
 from components.cascade_plots import cascade_curve_figure, pareto_figure
 from ui import cascade_cache as cc
+from ui.cascade_text import current_caption
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -45,23 +46,18 @@ except CAPInputError as err:
     st.error(str(err))
     st.stop()
 fb = fallbacks[0]
-cur = curves[fb].filter(pl.col("tau") <= tau).tail(1).row(0, named=True)  # same kept set as τ itself
+cur = cascade_point(d, float(tau), fb)  # the same computation as every row of the curve
 g = cc.gain(fp, d, float(tau), fb)
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Cascade accuracy", f"{g['cascade']:.1f}%")
-m2.metric("Deferred to the fallback", f"{100 * (1 - g['n_kept'] / g['n']):.0f}%")
-m3.metric("$ per 1,000 verdicts", "n/a" if cur["usd_per_1000"] is None else f"${cur['usd_per_1000']:.2f}")
-m4.metric(f"Gain over {g['best_single']}", f"{g['gain']:+.1f} pts", help=f"95% CI [{g['ci_low']:+.1f}, "
-          f"{g['ci_high']:+.1f}], paired bootstrap over base items")
-st.caption(
-    f"Unit: the item ({d.n} shared); a judge with both orders is position-averaged. At τ = {tau:.2f} the "
-    f"cascade beats {fb} by {g['gain_over_fallback']:+.1f} points, never more than the cheap judge's lead "
-    f"on kept items ({g['bound']:.1f}: {g['cheap_only_kept']:g} items only it gets right vs "
-    f"{g['fallback_only_kept']:g} only the fallback gets right). Oracle τ = {orc['tau']:.2f} via "
-    f"{orc['fallback']}: {orc['accuracy']:.1f}% (optimistic: chosen and scored on the same items). "
-    f"Cross-fitted (chosen on one half, scored on the other, {cf.height} halves): gain "
-    f"{cf['gain'].mean():+.2f} ± {cf['gain'].std():.2f} points.")
-st.plotly_chart(cascade_curve_figure(curves, {**cur, "accuracy": g["cascade"], "tau": tau}), key="cas_curve")
+m1.metric("Cascade accuracy", f"{cur['accuracy']:.1f}%")
+m2.metric("Deferred to the fallback", f"{cur['deferral_pct']:.0f}%")
+usd = cur["usd_per_1000"]
+m3.metric("$ per 1,000 verdicts", "n/a" if usd is None else f"${usd:.2f}" if usd >= 1 else f"${usd:.4f}")
+m4.metric(f"Gain over {g['best_single']}", f"{g['gain']:+.1f} pts", help=f"Best single judge among the cheap "
+          f"judge and the fallbacks. 95% CI [{g['ci_low']:+.1f}, {g['ci_high']:+.1f}], paired bootstrap over "
+          "base items")
+st.caption(current_caption(tau, d.n, g, fb, orc, cf["gain"].mean(), cf["gain"].std(), cf.height))
+st.plotly_chart(cascade_curve_figure(curves, cur), key="cas_curve")
 st.subheader("Accuracy vs cost: single judges, juries, cascades")
 pts = cc.singles_and_juries(fp, ds, bench, tuple(judges))
 casc = pl.concat([c.with_columns(pl.format("cascade τ={} via {}", pl.col("tau").round(2), pl.lit(f)).alias("entry"))

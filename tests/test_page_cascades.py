@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.cascade_plots import pareto_front
@@ -60,3 +61,43 @@ def test_pareto_front_by_hand():
                         "usd_per_1000": [1.0, 50.0, 60.0, 40.0]})
     # b is dominated by d (same accuracy, cheaper); c by d
     assert pareto_front(pts)["entry"].to_list() == ["a", "d"]
+
+
+def test_pandalm_current_point_is_the_curve_row_at_the_same_tau(tmp_path):
+    # PandaLM-7B has no confidence: 'decisive' gives 1 to a decisive verdict and 0 to a tie, so any
+    # tau in (0, 1] keeps the same items as the curve row tau = 1.0 (the CLI writes that row).
+    from cap_core.cli import main
+
+    out = tmp_path / "curve.csv"
+    assert main(["cascade", "--data", "data/pandalm", "--benchmark", "pandalm", "--cheap", "PandaLM-7B",
+                 "--fallback", "gpt-3.5-turbo (PandaLM)", "--method", "decisive", "--splits", "2",
+                 "--bootstrap", "20", "--out", str(out)]) == 0
+    row = pl.read_csv(out).filter(pl.col("tau") == 1.0).row(0, named=True)
+    at = _open()
+    at.radio(key="cas_src").set_value("PandaLM test set (data/pandalm)").run()
+    at.slider(key="cas_tau").set_value(0.5).run()
+    assert not at.exception
+    x, y = _point(at)
+    assert x == pytest.approx(row["usd_per_1000"]) and y == pytest.approx(row["accuracy"])
+    # 75 of the 894 PandaLM-7B verdicts are ties (data/pandalm): 75/894 = 8.4% deferred
+    assert row["deferral_pct"] == pytest.approx(100 * 75 / 894)
+    assert at.metric[1].value == "8%"
+    assert at.metric[2].value == f"${row['usd_per_1000']:.4f}"
+    assert at.metric[0].value == f"{row['accuracy']:.1f}%"
+    # the cheap judge alone (tau = 0) costs less: the fallback's cost on the deferred items is included
+    tau0 = pl.read_csv(out).filter(pl.col("tau") == 0.0)["usd_per_1000"][0]
+    assert x > tau0
+
+
+def test_gain_wording_and_the_judge_named_match_the_metric():
+    from ui.cascade_text import current_caption, versus
+
+    assert versus(-4.7, "o1-mini") == "trails o1-mini by 4.7 points"
+    assert versus(4.66, "o1-mini") == "beats o1-mini by 4.7 points"
+    assert versus(-0.04, "o1-mini") == "matches o1-mini"
+    g = {"gain": -4.7, "best_single": "local/first", "gain_over_fallback": 1.2, "bound": 3.0,
+         "cheap_only_kept": 30.0, "fallback_only_kept": 18.0}
+    orc = {"tau": 0.4, "fallback": "local/second", "accuracy": 70.0}
+    text = current_caption(0.5, 100, g, "local/second", orc, -1.0, 0.5, 40)
+    assert "cascade trails local/first by 4.7 points, the best single judge" in text
+    assert "beats local/second by 1.2 points" in text and "by -" not in text

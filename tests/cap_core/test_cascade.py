@@ -50,10 +50,19 @@ def test_cascade_degenerate_thresholds_equal_the_single_judges_and_midpoints_by_
     # tau 0: C alone (1,0,1,0) 50%; tau 1 > max confidence: F alone (0,1,0,1) 50%
     # tau .3 keeps i1,i3,i4 -> 1, F(i2)=1, 1, 0 = 75%; tau .5 keeps i1,i3 -> all right
     assert curve["accuracy"].to_list() == pytest.approx([50.0, 75.0, 100.0, 50.0])
-    assert curve["deferral_share"].to_list() == pytest.approx([0.0, 25.0, 50.0, 100.0])
+    assert curve["deferral_pct"].to_list() == pytest.approx([0.0, 25.0, 50.0, 100.0])
     full = cascade.cascade_curve(d)
     assert full["tau"][0] == 0 and full["tau"][-1] > d.conf.max()
-    assert full["accuracy"][0] == pytest.approx(50.0) and full["deferral_share"][-1] == 100.0
+    assert full["accuracy"][0] == pytest.approx(50.0) and full["deferral_pct"][-1] == 100.0
+
+
+def test_cascade_point_between_curve_taus_matches_by_hand():
+    d = _data(_ds())
+    # confidences 0.625, 0.125, 0.875, 0.375; tau 0.2 (between curve taus) keeps i1, i3, i4 as tau 0.3 did
+    p = cascade.cascade_point(d, 0.2)
+    assert p["accuracy"] == pytest.approx(75.0) and p["deferral_pct"] == pytest.approx(25.0) and p["n_kept"] == 3
+    with pytest.raises(CAPInputError):
+        cascade.cascade_point(d, 0.2, "nobody")
 
 
 def test_decomposition_bound_and_oracle():
@@ -290,7 +299,7 @@ def test_cli_verbs_write_csv_and_exit_2_on_bad_input(tmp_path, capsys):
     assert main(["cascade", "--data", str(tmp_path / "d"), "--benchmark", "t", "--cheap", "C", "--fallback", "F",
                  "--splits", "3", "--bootstrap", "50", "--out", str(tmp_path / "c.csv")]) == 0
     curve = pl.read_csv(tmp_path / "c.csv")
-    assert curve["accuracy"][0] == pytest.approx(50.0) and curve["deferral_share"][-1] == 100.0
+    assert curve["accuracy"][0] == pytest.approx(50.0) and curve["deferral_pct"][-1] == 100.0
     assert main(["agreement", "--data", str(tmp_path / "d"), "--benchmark", "t", "--judge", "C", "--judge", "F",
                  "--out", str(tmp_path / "a.csv")]) == 0
     assert pl.read_csv(tmp_path / "a.csv").height == 8  # 3 x 3 ordered pairs, label x label left out
