@@ -61,6 +61,21 @@ def _progress(stats: dict) -> None:
     print(line, end="", file=sys.stderr, flush=True)
 
 
+def _why_none(res) -> str:
+    """One line naming each judge and the first reason its calls gave no verdict."""
+    from cap_core.judging.client import one_line
+
+    halted, parts = res.stats.get("halted") or {}, []
+    calls = res.calls
+    for judge in dict.fromkeys(calls["judge"].to_list() if calls.height else []):
+        if judge in halted:
+            parts.append(halted[judge])
+            continue
+        reasons = [r for r in calls.filter(calls["judge"] == judge)["reason"].to_list() if r]
+        parts.append(f"{judge}: {one_line(reasons[0], 200) if reasons else 'no verdict returned'}")
+    return "; ".join(parts) or "no call finished"
+
+
 def _judge(args: argparse.Namespace) -> str:
     from cap_core.judging.client import RetryPolicy
     from cap_core.judging.items_io import load_run_items
@@ -88,5 +103,11 @@ def _judge(args: argparse.Namespace) -> str:
     res = run_judging(items, spec, cache_dir=args.cache, out_dir=args.out, on_progress=_progress)
     print(file=sys.stderr)
     s = res.stats
+    if res.judgments.height == 0:
+        raise CAPInputError(f"the run produced no judgments ({_why_none(res)})", argument="--model",
+                            got=", ".join(args.model),
+                            fix=f"check the model name and its key; per-call reasons in {res.out_dir}/failures.csv")
+    if s.get("halted"):
+        print("stopped early: " + "; ".join(s["halted"].values()), file=sys.stderr)
     return (f"wrote {res.judgments.height} judgments to {res.out_dir} ({s['requests']} requests, "
             f"{s['cache_hits']} cache hits, {s['failures']} failed, ${s['spend_usd']:.4f})")

@@ -8,7 +8,12 @@
   ``RetryPolicy.max_retries`` times; the wait is the server's ``Retry-After`` (seconds
   or HTTP date, capped at ``max_retry_after``) when sent, else exponential backoff
   ``base_delay * 2**k`` capped at ``max_delay`` with full jitter in [50%, 100%].
-  Other errors (authentication, bad request) fail at once.
+  Other errors fail at once; bad request (400), authentication (401), permission (403),
+  not found (404, e.g. an unknown ``local/`` model) and unprocessable (422) are marked
+  ``fatal`` (the same request can never succeed), and :meth:`JudgeClient.halt` stops a
+  model's remaining requests (status ``stopped``; cache hits are still served).
+* Reasons: one line (the first line of the error, scrubbed of secrets, at most 300
+  characters; :func:`one_line`).
 * Budget: ``max_calls`` counts requests sent (every attempt, retries included);
   ``max_usd`` stops new requests once the spend reaches it. Cost comes from litellm's
   local cost map (``LITELLM_LOCAL_MODEL_COST_MAP=True``); unknown prices give
@@ -33,7 +38,7 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.cache import JudgeCache
 from cap_core.judging.request import JudgeRequest, cache_key
 
-__all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "scrub"]
+__all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "scrub", "one_line"]
 
 _FREE_PREFIXES = ("local/", "smollm/")
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.I)
@@ -62,9 +67,19 @@ def scrub(text: str) -> str:
     return re.sub(r"(sk|key|api)[-_][A-Za-z0-9_\-]{12,}", "***", text)[:600]
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """First non-blank line of ``text``, scrubbed (:func:`scrub`), cut to ``limit`` characters ("…" marks a cut)."""
+    first = next((ln.strip() for ln in str(text).splitlines() if ln.strip()), "")
+    first = scrub(first)
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 @dataclass
 class CallRecord:
-    """Outcome of one request. ``status``: ok | failed | budget | cancelled."""
+    """Outcome of one request. ``status``: ok | failed | budget | cancelled | stopped.
+
+    ``fatal``: the error can never go away by sending the same request again (see module doc).
+    """
 
     key: str
     model: str
@@ -77,6 +92,7 @@ class CallRecord:
     cost_usd: float | None = None
     retries: int = 0
     error: str = ""
+    fatal: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -134,7 +150,20 @@ def _retry_after(exc: Exception) -> float | None:
     return None
 
 
+_FATAL_CODES = (400, 401, 403, 404, 422)
+
+
+def _fatal(exc: Exception, litellm) -> bool:
+    """Bad request, authentication, permission, not found, unprocessable: resending cannot help."""
+    if isinstance(exc, (litellm.BadRequestError, litellm.AuthenticationError, litellm.PermissionDeniedError,
+                        litellm.NotFoundError, litellm.UnprocessableEntityError)):
+        return True
+    return getattr(exc, "status_code", None) in _FATAL_CODES
+
+
 def _retryable(exc: Exception, litellm) -> bool:
+    if _fatal(exc, litellm):
+        return False
     code = getattr(exc, "status_code", None)
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError,
                         litellm.InternalServerError, litellm.ServiceUnavailableError)):
@@ -162,7 +191,13 @@ class JudgeClient:
             raise CAPInputError("concurrency must be an integer from 1 to 64", column="concurrency",
                                 got=self.concurrency)
         self.stats = {"requests": 0, "cache_hits": 0, "failures": 0, "spend_usd": 0.0}
+        self.halted: dict[str, str] = {}
         self._lock = threading.Lock()
+
+    def halt(self, model: str, reason: str) -> None:
+        """Send no further request for ``model`` (its calls return status ``stopped`` with ``reason``)."""
+        with self._lock:
+            self.halted.setdefault(model, one_line(reason))
 
     def _count(self, name: str, value: float = 1) -> None:
         with self._lock:
@@ -179,6 +214,9 @@ class JudgeClient:
         litellm = import_litellm()
         retries = 0
         while True:
+            if req.model in self.halted:
+                return CallRecord(key, req.model, "stopped", retries=retries,
+                                  error=one_line(f"not sent: {self.halted[req.model]}"), fatal=True)
             if self.cancel.is_set():
                 return CallRecord(key, req.model, "cancelled", retries=retries, error="run cancelled")
             reason = self.budget.reserve()
@@ -200,7 +238,7 @@ class JudgeClient:
                     continue
                 self._count("failures")
                 return CallRecord(key, req.model, "failed", latency_s=time.perf_counter() - t0, retries=retries,
-                                  error=scrub(f"{type(exc).__name__}: {exc}"))
+                                  error=one_line(f"{type(exc).__name__}: {exc}"), fatal=_fatal(exc, litellm))
             return self._finish(key, req, resp, time.perf_counter() - t0, retries, litellm)
 
     def _finish(self, key, req, resp, latency, retries, litellm) -> CallRecord:

@@ -88,7 +88,8 @@ def respond(model: str, prompt: str) -> str:
         return _rationale_check(prompt)
     if model == "rewriter":
         return _rewrite(prompt)
-    raise ValueError(f"unknown local model {model!r}; known: longer, first, keyword-overlap, rationale-check, rewriter")
+    raise LookupError(f"unknown local model {model!r}; known: longer, first, keyword-overlap, rationale-check, "
+                      "rewriter")
 
 
 def register() -> None:
@@ -103,7 +104,10 @@ def register() -> None:
         def completion(self, model, messages, *args, **kwargs):
             prompt = "\n".join(str(m.get("content", "")) for m in messages)
             name = model.split("/", 1)[1] if model.startswith("local/") else model
-            text = respond(name, prompt)
+            try:
+                text = respond(name, prompt)
+            except LookupError as exc:  # a 404 for litellm: not retried, the same as a hosted model's NotFound
+                raise litellm.NotFoundError(message=str(exc), model=f"local/{name}", llm_provider="local") from None
             n_in, n_out = len(prompt.split()), len(text.split())
             return litellm.ModelResponse(
                 model=f"local/{name}",

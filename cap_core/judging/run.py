@@ -15,6 +15,11 @@ result); ``run_log.jsonl`` (the same, appended as calls finish); ``failures.csv`
 ``run.json`` (settings and totals; no keys).
 Failed calls (errors after retries, budget, cancel) get no judgment row: the profile
 counts them as missing, i.e. excluded and never correct.
+
+Early stop: when the first ``RunSpec.stop_after`` (default 3) calls of a judge all fail
+with the same non-retryable error (unknown model, bad request, authentication; see
+:mod:`cap_core.judging.client`), that judge's remaining requests are not sent (status
+``stopped``) and ``stats["halted"]`` maps the judge to the one-line reason.
 """
 
 from __future__ import annotations
@@ -47,7 +52,8 @@ class RunSpec:
     ``judges``: litellm model strings; ``orders``: subset of (``AB``, ``BA``);
     ``variants``: item variants to judge (``None`` = all); ``evaluator``: model for
     C8 rationale evaluation (``None`` = skip; must not be a judge); budgets in requests
-    and dollars; ``api_base`` for OpenAI-compatible servers.
+    and dollars; ``api_base`` for OpenAI-compatible servers; ``stop_after``: stop a judge
+    whose first this-many calls all fail with the same non-retryable error (0 = never).
     """
 
     judges: list[str]
@@ -63,8 +69,12 @@ class RunSpec:
     budget_usd: float | None = None
     concurrency: int = 4
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    stop_after: int = 3
 
     def validate(self) -> None:
+        if isinstance(self.stop_after, bool) or not isinstance(self.stop_after, int) or self.stop_after < 0:
+            raise CAPInputError("stop_after must be a non-negative integer", column="stop_after",
+                                expected="0 (never stop) or a number of calls", got=self.stop_after)
         if not self.judges or not all(isinstance(j, str) and j.strip() for j in self.judges):
             raise CAPInputError("at least one judge model is needed", column="judges", expected="litellm model strings",
                                 got=self.judges, fix="e.g. --model local/longer or --model openai/gpt-4o-mini")
@@ -187,9 +197,19 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     log = (out / "run_log.jsonl").open("a", encoding="utf-8")
     rows: list[dict] = []
     total = len(jobs)
+    first: dict[str, list] = {}  # judge -> outcomes of its first stop_after finished calls
+
+    def watch(judge: str, rec) -> None:
+        seen = first.setdefault(judge, [])
+        if spec.stop_after < 1 or len(seen) >= spec.stop_after or rec.status in ("stopped", "cancelled", "budget"):
+            return
+        seen.append((rec.status == "failed" and rec.fatal, rec.error))
+        if len(seen) == spec.stop_after and all(f for f, _ in seen) and len({e for _, e in seen}) == 1:
+            client.halt(judge, f"{judge}: first {spec.stop_after} calls failed with {seen[0][1]}")
 
     def done(i: int, rec) -> None:
         row, judge, order, req = jobs[i]
+        watch(judge, rec)
         r = _call_row(row, judge, order, rec)
         r.update(temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)
@@ -210,5 +230,6 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
         cache.close()
     settings = {k: v for k, v in asdict(spec).items() if k != "api_base"}
     settings["api_base_set"] = bool(spec.api_base)
-    judgments = write_run(out, items, calls, settings, dict(client.stats, cancelled=client.cancel.is_set()))
-    return RunResult(out, judgments, calls, dict(client.stats, cancelled=client.cancel.is_set(), total=total))
+    stats = dict(client.stats, cancelled=client.cancel.is_set(), halted=dict(client.halted))
+    judgments = write_run(out, items, calls, settings, stats)
+    return RunResult(out, judgments, calls, dict(stats, total=total))

@@ -12,7 +12,7 @@ from cap_core.schema import DECLARATION_SCHEMA, ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
 __all__ = ["write_run", "failure_table", "judgments_from_calls"]
 
-_FAILED = ("failed", "budget", "cancelled")
+_FAILED = ("failed", "budget", "cancelled", "stopped")
 
 
 def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
@@ -31,7 +31,9 @@ def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
 
 
 def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
-    """Per judge x condition: ``calls``, ``ok``, ``unparsed``, ``failed``, ``conflicts`` (CAP Table 20 style)."""
+    """Per judge x condition: ``calls``, ``ok``, ``unparsed``, ``failed`` (failed, budget, cancelled or
+    stopped), ``conflicts`` (CAP Table 20 style) and a one-line ``example_reason``."""
+    from cap_core.judging.client import one_line
     from cap_core.judging.run import condition_membership
 
     schema = {"judge": pl.String, "condition": pl.String, "calls": pl.Int64, "ok": pl.Int64,
@@ -43,7 +45,7 @@ def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
     for c in calls.select("judge", "item_id", "order", "status", "conflict", "reason").iter_rows(named=True):
         for cond in condition_membership(by_id[c["item_id"]], c["order"]):
             rows.append({"judge": c["judge"], "condition": cond, "status": c["status"],
-                         "conflict": bool(c["conflict"]), "reason": c["reason"] or None})
+                         "conflict": bool(c["conflict"]), "reason": one_line(c["reason"]) if c["reason"] else None})
     df = pl.DataFrame(rows)
     return df.group_by("judge", "condition").agg(
         pl.len().cast(pl.Int64).alias("calls"), (pl.col("status") == "ok").sum().cast(pl.Int64).alias("ok"),

@@ -132,6 +132,9 @@ def register() -> None:
         def completion(self, model, messages, *args, **kwargs):
             name = model.split("/", 1)[1] if model.startswith("smollm/") else model
             opts = kwargs.get("optional_params") or {}
+            if name not in ("generative", "likelihood"):  # a 404: not retried (see cap_core.judging.client)
+                raise litellm.NotFoundError(message=f"unknown smollm model {name!r}; known: generative, likelihood",
+                                            model=f"smollm/{name}", llm_provider="smollm")
             text = respond(name, messages, int(opts.get("max_tokens") or 256))
             llm = _model()
             n_in = sum(len(llm.tokenize(str(m.get("content", "")).encode("utf-8"))) for m in messages)

@@ -8,6 +8,8 @@ Behaviour is chosen by a scenario word in the prompt (``SCENARIO:<name>``):
 ``slow``          first hit sleeps ``slow_s`` seconds (client times out), then ok
 ``badbody``       first hit: 200 with a body that is not JSON
 ``auth``          always 401 (not retried)
+``notfound``      always 404, model not found, with a two-line message (not retried)
+``badrequest``    always 400 (not retried)
 ``malformed``     truncated JSON completion (unparsable)
 ``fenced``        the verdict inside a ```json fence with prose around it
 ``conflict``      ``[[<wrong>]]`` first, then a JSON verdict for the GOOD answer
@@ -95,6 +97,11 @@ class OpenAIServer:
             payload = b"<html>this is not json"
         elif scen == "auth":
             status, payload = 401, b'{"error": {"message": "invalid api key", "type": "invalid_request_error"}}'
+        elif scen == "notfound":
+            status, payload = 404, (b'{"error": {"message": "The model does not exist.\\nSee the model list.", '
+                                    b'"type": "invalid_request_error", "code": "model_not_found"}}')
+        elif scen == "badrequest":
+            status, payload = 400, b'{"error": {"message": "unsupported parameter", "type": "invalid_request_error"}}'
         with self._lock:
             self.hits.append((sha, scen, status))
         if sleep:
