@@ -17,6 +17,11 @@ from pathlib import Path
 __all__ = ["register"]
 
 
+#: smallest --permutations for which a row can clear its null at 0.05 (cap_core.audit: p <= alpha with
+#: p = (1 + k) / (1 + n); the smallest p, 1 / (1 + n), is <= 0.05 only when n >= 19).
+MIN_PERMUTATIONS = 19
+
+
 def register(sub) -> None:
     """Add the ``audit`` verb to the CLI's subparsers."""
     from cap_core.label_sets import BUILTIN
@@ -26,7 +31,8 @@ def register(sub) -> None:
                    help="public label set (" + ", ".join(BUILTIN) + ", or all) or a CSV/JSONL file; repeatable")
     p.add_argument("--mode", choices=["paired", "item", "both"], default="both")
     p.add_argument("--out", type=Path, required=True, help="CSV file to write")
-    p.add_argument("--permutations", type=int, default=100, help="label permutations for the null (default 100)")
+    p.add_argument("--permutations", type=int, default=100,
+                   help=f"label permutations for the null (default 100; at least {MIN_PERMUTATIONS})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--folds", type=int, default=5, help="group-aware cross-validation folds (default 5)")
     p.add_argument("--shared", type=Path, help="shared folder holding data/ (default $CAP_SHARED_DIR or ../shared)")
@@ -37,7 +43,14 @@ def register(sub) -> None:
 def _audit(args: argparse.Namespace) -> str:
     from cap_core.audit import audit_label_sets
     from cap_core.cli import _write_csv
+    from cap_core.errors import CAPInputError
     from cap_core.label_sets import BUILTIN, load_label_set
+
+    if args.permutations < MIN_PERMUTATIONS:
+        raise CAPInputError("too few label permutations for a permutation p-value", argument="--permutations",
+                            expected=f"an integer >= {MIN_PERMUTATIONS} (p = (1 + k) / (1 + n) can reach 0.05 "
+                            "only when n >= 19)", got=args.permutations,
+                            fix="use --permutations 100 (the default) or more")
 
     names: list[str] = []
     for lab in args.labels:

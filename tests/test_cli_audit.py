@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from cap_core.audit import AUDIT_SCHEMA
 from cap_core.cli import main
@@ -31,7 +32,7 @@ def test_paired_audit_of_llmbar_manual(shared_dir, tmp_path, capsys):
 
 def test_item_mode_with_predictions_file(shared_dir, tmp_path):
     out, preds = tmp_path / "a.csv", tmp_path / "p.csv"
-    assert main(["audit", "--labels", "EvalBiasBench", "--mode", "item", "--out", str(out), "--permutations", "0",
+    assert main(["audit", "--labels", "EvalBiasBench", "--mode", "item", "--out", str(out), "--permutations", "19",
                  "--predictions", str(preds)]) == 0
     raw = json.loads((shared_dir / "data/evalbiasbench/data/evalbiasbench/biasbench.json").read_text())
     n_responses = 2 * sum(len(v) for v in raw.values())
@@ -78,3 +79,13 @@ def test_module_entry_point_lists_the_verb():
     res = subprocess.run([sys.executable, "-m", "cap_core", "audit", "--help"], cwd=REPO, capture_output=True,
                          text=True, timeout=120)
     assert res.returncode == 0 and "--permutations" in res.stdout and "--labels" in res.stdout
+
+
+@pytest.mark.parametrize("n", ["0", "-5", "18"])
+def test_too_few_permutations_is_refused(tmp_path, capsys, n):
+    # p = (1 + k) / (1 + n) is at least 1/19 = 0.053 > 0.05 with 18 permutations: no row could clear its null
+    out = tmp_path / "a.csv"
+    assert main(["audit", "--labels", "EvalBiasBench", "--mode", "item", "--out", str(out), "--permutations", n]) == 2
+    err = capsys.readouterr().err
+    assert "argument `--permutations`" in err and f"got {n}" in err and ">= 19" in err
+    assert not out.exists()
