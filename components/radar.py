@@ -9,13 +9,20 @@ from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
 from components.labels import short_labels
 
-__all__ = ["radar_figure", "radar_rows", "AXIS_ORDER"]
+__all__ = ["radar_figure", "radar_rows", "AXIS_ORDER", "RADAR_SCALE", "MARKER_SYMBOLS"]
 
 #: Angular order of the axes, the same for every judge (CAP Table 1 order).
 AXIS_ORDER: tuple[str, ...] = CONDITION_IDS
-#: Direction (degrees, counter-clockwise from east) of the radial tick labels: halfway
-#: between the C1 (top) and C2 spokes, clear of every condition name.
+#: Direction (degrees, counter-clockwise from east) of the radial axis: halfway between the
+#: C1 (top) and C2 spokes, clear of every condition name. Its tick labels are hidden: every
+#: sector between two spokes carries polygon edges, so no angle keeps numbers off the data;
+#: the rings are named in :data:`RADAR_SCALE` (a caption) and hover gives each value.
 RADIAL_ANGLE = 67.5
+#: The scale of the rings, for a caption under the radar.
+RADAR_SCALE = "Rings at 25, 50, 75 and 100% (the outer ring); the centre is 0%."
+#: One marker symbol per entry (cycled), so points on the same spot stay distinguishable.
+MARKER_SYMBOLS: tuple[str, ...] = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross",
+                                   "triangle-down", "pentagon", "hexagon")
 
 
 def _theta(cond: str) -> str:
@@ -78,8 +85,10 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         Each trace has ``theta`` = the eight axes followed by the first axis again
         (closed polygon) and ``r`` = the values in that order with ``None`` where
         the entry lacks a condition, so the outline breaks there (a gap, never a
-        zero; ``connectgaps`` is off). Radial axis fixed to 0-100 percent, its tick
-        labels drawn between the C1 and C2 spokes.
+        zero; ``connectgaps`` is off). Radial axis fixed to 0-100 percent with rings at
+        25/50/75/100 and no tick labels (see :data:`RADAR_SCALE`). Entry ``i`` gets marker
+        symbol ``MARKER_SYMBOLS[i % 10]`` and size ``max(6, 12 - 2 i)`` (drawn largest first),
+        so entries with equal values stay visible when only a few conditions are measured.
 
     Raises
     ------
@@ -91,7 +100,7 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
     rows = radar_rows(rows, label_col=label_col)
     labels = rows.get_column(label_col).unique(maintain_order=True).to_list()
     shown = short_labels(labels)
-    for label in labels:
+    for i, label in enumerate(labels):
         sub = rows.filter(pl.col(label_col) == label)
         by_cond = dict(zip(sub["condition"].to_list(), sub["value"].to_list()))
         r = [by_cond.get(c) for c in AXIS_ORDER]
@@ -103,6 +112,7 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
                 theta=theta,
                 name=name,
                 mode="lines+markers",
+                marker=dict(symbol=MARKER_SYMBOLS[i % len(MARKER_SYMBOLS)], size=max(6, 12 - 2 * i)),
                 connectgaps=False,
                 hovertemplate="%{theta}: %{r:.1f}%<extra>" + name.replace("%", "%%") + "</extra>",
             )
@@ -111,9 +121,8 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         title=title,
         polar=dict(
             radialaxis=dict(
-                range=[0, 100], tickvals=[25, 50, 75, 100], ticktext=["25%", "50%", "75%", "100%"],
+                range=[0, 100], tickvals=[25, 50, 75, 100], showticklabels=False,
                 angle=RADIAL_ANGLE, showline=False,
-                tickangle=0, tickfont=dict(size=10, color="#666"),
             ),
             angularaxis=dict(categoryorder="array", categoryarray=theta[:-1], direction="clockwise"),
         ),

@@ -5,7 +5,7 @@ import streamlit as st
 from cap_core.errors import CAPInputError
 from cap_core.weights import METHOD_NORMAL
 from components.labels import short_label
-from components.radar import radar_figure
+from components.radar import RADAR_SCALE, radar_figure
 from components.score_bars import score_bars_figure
 from ui.sidebar import data_location, get_selection
 from ui.views import profiles_view
@@ -27,7 +27,8 @@ except CAPInputError as err:
 
 st.caption(
     f"{data_location(sel)}. Values in percent with 95% intervals (the primary metric of each "
-    "condition); a gap in a polygon means the condition is not measured for that judge (never a zero)."
+    "condition); a gap in a polygon means the condition is not measured for that judge (never a zero). "
+    f"{RADAR_SCALE} Hover a point for its value."
 )
 st.plotly_chart(radar_figure(view.rows), key="prof_radar")
 
@@ -37,7 +38,9 @@ if view.weights_problem:
 else:
     weights = ", ".join(f"{c} {w:g}" for c, w in sel.weights.items() if w > 0)
     st.caption(f"Weights ({st.session_state.get('sb_preset')}): {weights}.")
-    st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
+    any_score = view.scores["score"].is_not_null().any()
+    if any_score:
+        st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
     for row in view.scores.iter_rows(named=True):
         if row["renormalised"]:
             st.info(f"{short_label(row['label'])}: {row['note']}.")
@@ -48,7 +51,8 @@ else:
             "Published judges carry only printed intervals: their score CI and P(best) use a "
             "normal approximation from the published CIs (sd = CI width / 3.92), not a bootstrap."
         )
-    st.dataframe(view.score_table, hide_index=True, key="prof_score_table")
+    if any_score:
+        st.dataframe(view.score_table, hide_index=True, key="prof_score_table")
 
 st.subheader("Profile table")
 st.dataframe(view.table, hide_index=True, key="prof_table")

@@ -112,3 +112,23 @@ def test_radial_tick_labels_sit_between_c1_and_c2():
     fig = radar_figure(rows())
     angle = fig.layout.polar.radialaxis.angle
     assert 45 < angle < 90
+
+
+def test_radial_numbers_are_off_the_data_and_the_scale_is_said_in_words():
+    # every sector between two spokes carries polygon edges, so the ring numbers are hidden
+    fig = radar_figure(rows())
+    ax = fig.layout.polar.radialaxis
+    assert ax.showticklabels is False and list(ax.tickvals) == [25, 50, 75, 100]
+    from components.radar import RADAR_SCALE
+
+    assert all(s in RADAR_SCALE for s in ("25", "50", "75", "100%"))
+
+
+def test_equal_points_of_two_judges_stay_distinguishable():
+    # only C5 and C7 measured, both judges at the same values: the points coincide
+    same = pl.DataFrame({"label": ["a", "a", "b", "b"], "condition": ["C5", "C7"] * 2, "value": [60.0, 40.0] * 2})
+    fig = radar_figure(same)
+    assert fig.data[0].r == fig.data[1].r
+    symbols = [t.marker.symbol for t in fig.data]
+    sizes = [t.marker.size for t in fig.data]
+    assert symbols[0] != symbols[1] and sizes[0] > sizes[1]  # the second drawn smaller, on top
