@@ -41,7 +41,8 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
     selected : polars.DataFrame
         One row per judge at the slider's tau (judge, tau, S, R).
     published : polars.DataFrame, optional
-        Published operating points (judge, S, R), drawn as crosses labelled "published".
+        Published operating points (judge, S, R), drawn as crosses; the judge is named in
+        the hover (fixed text labels would collide).
     s_high, r_high : float
         Quadrant cut-offs for the shading.
     zoom : bool
@@ -79,10 +80,11 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
                                          hovertemplate=f"{label} τ={row['tau'][0]:.3g}<br>"
                                                        "S=%{x:.3f} R=%{y:.3f}<extra></extra>"))
     if published is not None and published.height:
-        fig.add_trace(go.Scatter(x=published["S"].to_list(), y=published["R"].to_list(), mode="markers+text",
+        # names in the hover, not as fixed labels: published points sit close together and labels collide
+        fig.add_trace(go.Scatter(x=published["S"].to_list(), y=published["R"].to_list(), mode="markers",
                                  marker=dict(symbol="x", size=9, color="black"), name="published (Validity Table 5)",
                                  text=[j.split("/")[-1] for j in published["judge"].to_list()],
-                                 textposition="top center", textfont=dict(size=9)))
+                                 hovertemplate="%{text} (published)<br>S=%{x:.3f} R=%{y:.3f}<extra></extra>"))
     xs = ok["S"].to_list() + (published["S"].to_list() if published is not None else [])
     lo = max(-0.02, min(xs + [s_high]) - 0.03) if zoom and xs else -0.02
     fig.update_layout(xaxis=dict(title="invariance S", range=[lo, 1.01 if zoom else 1.02]),

@@ -75,9 +75,10 @@ for i, judge in enumerate(sorted(sw["judge"].unique().to_list())):
                                        format_func=lambda t: f"{t:g}")
 sel = vc.selected_points(sw, taus)
 for r in sel.iter_rows(named=True):
-    s_txt = "not measurable" if r["S"] != r["S"] else f"{r['S']:.3f}"
-    st.markdown(f"**{r['judge']}** at τ = {r['tau']:g}: S = {s_txt}, R = {r['R']:.3f} "
-                f"({quadrant(r['S'], r['R'], s_high, r_high)})")
+    no_s = r["S"] != r["S"]
+    s_txt = "not measurable" if no_s else f"{r['S']:.3f}"
+    q = "not measured (no S)" if no_s else quadrant(r["S"], r["R"], s_high, r_high)
+    st.markdown(f"**{r['judge']}** at τ = {r['tau']:g}: S = {s_txt}, R = {r['R']:.3f}; quadrant: {q}")
 
 pub_judges, _ = vc.published()
 c1, c2 = st.columns(2)

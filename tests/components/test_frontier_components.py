@@ -22,7 +22,8 @@ def test_plane_draws_hull_ringed_matched_point_and_slider_point():
     assert list(by_name["G frontier"].x) == [1.0, 0.5] and list(by_name["G frontier"].y) == [0.5, 0.75]
     assert by_name["G matched S"].marker.symbol == "circle-open" and tuple(by_name["G matched S"].y) == (0.5,)
     assert tuple(by_name["G slider τ"].x) == (0.5,) and tuple(by_name["G slider τ"].y) == (0.75,)
-    assert tuple(by_name["published (Validity Table 5)"].text) == ("p",)
+    pub = by_name["published (Validity Table 5)"]
+    assert tuple(pub.text) == ("p",) and pub.mode == "markers" and "%{text}" in pub.hovertemplate
     assert len(fig.layout.shapes) == 5  # four quadrants and the S + R = 1 diagonal
 
 
@@ -34,3 +35,12 @@ def test_bars_show_control_flip_rate_as_one_minus_s():
     ctrl = by_name["control flip rate (1 − S)"].y
     assert math.isclose(ctrl[0], 0.1) and math.isclose(ctrl[1], 0.25)
     assert by_name["R scope"].y[1] is None
+
+
+def test_control_bar_says_n_a_for_a_judge_without_s():
+    # judge b has no S (LLMBar Rating: one grade per output, no repeat): no flip rate of 0, an "n/a"
+    pts = pl.DataFrame({"judge": ["a", "b"], "S": [0.8, float("nan")], "R": [0.4, 0.2],
+                        "R_scope": [float("nan")] * 2, "R_strength": [float("nan")] * 2})
+    ctrl = {t.name: t for t in axis_bars_figure(pts).data}["control flip rate (1 − S)"]
+    assert math.isclose(ctrl.y[0], 0.2) and ctrl.y[1] == 0.0
+    assert tuple(ctrl.text) == ("", "n/a") and ctrl.hovertext[1].startswith("n/a")
