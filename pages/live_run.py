@@ -68,9 +68,16 @@ try:
 except CAPInputError as err:
     st.error(str(err))
     st.stop()
-usd = "unknown price for " + ", ".join(est["unknown_price"]) if est["usd"] is None else f"≈ ${est['usd']:.4f}"
-st.markdown(f"**Estimate:** {est['calls']} judging calls on {run_items.height} items, {est['cached']} already "
+
+
+def estimate_line(est: dict) -> str:
+    usd = "unknown price for " + ", ".join(est["unknown_price"]) if est["usd"] is None else f"≈ ${est['usd']:.4f}"
+    return (f"**Estimate:** {est['calls']} judging calls on {run_items.height} items, {est['cached']} already "
             f"cached, {est['to_send']} to send (+ up to {est['evaluator_calls']} evaluator calls); cost {usd}.")
+
+
+est_box = st.empty()  # rewritten after a run: the calls just made are cached now
+est_box.markdown(estimate_line(est))
 
 go, stop = st.columns(2)
 start = go.button("Start run", type="primary", key="lr_start")
@@ -94,6 +101,7 @@ if start:
         st.stop()
     finally:
         cancel.set()
+    est_box.markdown(estimate_line(estimate_run(run_items, spec, lrc.cache_dir())))
     st.session_state[lrc.LIVE_RUN_KEY] = str(out)
     st.session_state["lr_last_stats"] = dict(res.stats)
     st.session_state["lr_last_bench"] = run_items["benchmark"][0]

@@ -39,6 +39,8 @@ def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
     correct_ab = ab.filter(pl.col("verdict") == pl.col("gold"))
     assert f"{36 + correct_ab.height} requests, 0 cache hits" in at.success[0].value
     assert judg["rationale_supported"].is_not_null().sum() == correct_ab.height
+    # right after the run the estimate already counts the 36 finished calls as cached
+    assert "36 already cached, 0 to send" in _markdown(at) and "0 already cached" not in _markdown(at)
     # on the next rerun the estimate says everything is cached
     at.run()
     assert "36 already cached, 0 to send" in _markdown(at)
