@@ -18,6 +18,7 @@ reason instead of a number.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 
@@ -85,10 +86,31 @@ def spearman_pair(x, y, *, exact: bool = False) -> dict:
     out.update(rho=float(res.statistic), p_value=float(res.pvalue), status="ok",
                p_method="t-approximation (scipy.stats.spearmanr)")
     if exact and n <= _EXACT_MAX:
-        perm = stats.permutation_test((a,), lambda u: stats.spearmanr(u, b).statistic,
-                                      permutation_type="pairings", n_resamples=np.inf, alternative="two-sided")
-        out.update(p_value=float(perm.pvalue), p_method="exact permutation")
+        out.update(p_value=_exact_p(a, b), p_method="exact permutation")
     return out
+
+
+@functools.lru_cache(maxsize=_EXACT_MAX + 1)
+def _pairings(n: int) -> np.ndarray:
+    return np.array(list(itertools.permutations(range(n))), dtype=np.int64)
+
+
+def _exact_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Exact two-sided permutation p of Spearman ρ over all n! pairings, vectorised.
+
+    The same null and p as ``scipy.stats.permutation_test(..., permutation_type="pairings",
+    n_resamples=np.inf, alternative="two-sided")`` (p = 2 min(P(null ≤ obs), P(null ≥ obs)),
+    capped at 1, with scipy's relative tolerance), in a fraction of its time: ρ of a
+    pairing is the Pearson correlation of mid-ranks, whose mean and spread every pairing shares.
+    """
+    ra, rb = stats.rankdata(a), stats.rankdata(b)
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    den = np.sqrt((ra @ ra) * (rb @ rb))
+    null = ra[_pairings(a.size)] @ rb / den
+    obs = float(ra @ rb / den)
+    gamma = abs(np.finfo(np.float64).eps * 100 * obs)
+    less, greater = np.mean(null <= obs + gamma), np.mean(null >= obs - gamma)
+    return float(min(1.0, 2 * min(less, greater)))
 
 
 def _vectors(profile, view, condition, sources):

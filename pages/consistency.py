@@ -21,8 +21,11 @@ except CAPInputError as err:
     st.stop()
 views = list_views(prof)
 st.caption(
-    "Spearman ρ of judge orderings over the judges present on both sides; * marks p < 0.05 "
-    "(t-approximation, scipy.stats.spearmanr). Fewer than 3 shared judges, or all judges tied, gives n/a."
+    "Spearman ρ of judge orderings over the judges present on both sides; * marks p < 0.05, two-sided: the "
+    "exact permutation p over every pairing when at most 9 judges are shared (the t-approximation is far off "
+    "for so few: with 4 judges ρ = 1 has exact p = 2/24 ≈ 0.08), else the t-approximation "
+    "(scipy.stats.spearmanr); the Pairs table names the method (p_method). Fewer than 3 shared judges, or all "
+    "judges tied, gives n/a."
 )
 
 st.subheader("Across benchmarks (one condition)")

@@ -44,7 +44,7 @@ def spearman_benchmarks(fingerprint: str, include_published: bool, condition: st
     """Cross-benchmark Spearman pairs for one condition (CAP App. F)."""
     from cap_core.rank_stability import cross_benchmark_spearman
 
-    return cross_benchmark_spearman(_prof, condition)
+    return cross_benchmark_spearman(_prof, condition, exact=True)  # exact permutation p for n <= 9
 
 
 @st.cache_data(max_entries=32)
@@ -52,7 +52,7 @@ def spearman_conditions(fingerprint: str, include_published: bool, view: str, _p
     """Cross-condition Spearman pairs on one view (CAP App. G)."""
     from cap_core.rank_stability import cross_condition_spearman
 
-    return cross_condition_spearman(_prof, view)
+    return cross_condition_spearman(_prof, view, exact=True)
 
 
 @st.cache_data(max_entries=32, show_spinner="Paired bootstrap…")

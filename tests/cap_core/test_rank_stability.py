@@ -57,3 +57,19 @@ def test_cross_condition_summary_hand():
                         ("a", "x", "C3", 4), ("b", "x", "C3", 5), ("c", "x", "C3", 6)])
     s = redundancy_summary(cross_condition_spearman(prof, "x"))
     assert s == {"n_pairs": 3, "n_na": 0, "mean_abs_rho": pytest.approx(1.0), "n_negative": 2}
+
+
+def test_exact_p_equals_scipy_permutation_test_with_ties():
+    import numpy as np
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    for n in (3, 5, 7):
+        for _ in range(4):
+            x = rng.integers(0, 3, n).astype(float)  # ties on purpose
+            y = rng.normal(size=n)
+            if np.all(x == x[0]):
+                continue
+            ref = stats.permutation_test((x,), lambda u: stats.spearmanr(u, y).statistic,
+                                         permutation_type="pairings", n_resamples=np.inf, alternative="two-sided")
+            assert spearman_pair(x, y, exact=True)["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
