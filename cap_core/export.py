@@ -5,7 +5,13 @@ carriage return as a formula, and most ignore leading spaces and line breaks bef
 ``=``. Every such *text* cell of a CSV export is written with a leading single quote
 (``'=SUM(A1)``, ``' =1+1``) so opening it never executes anything. Numeric columns are
 left alone (``-0.4`` stays the number -0.4), and so is text that is just a number
-(``"-5"``). JSON is not opened by spreadsheets: it keeps every value exactly.
+(``"-5"``). JSON is not opened by spreadsheets: its text is kept exactly.
+
+Numbers: both exports round floating-point columns to :data:`SIGNIFICANT_DIGITS` (12)
+significant digits, which removes binary float noise (``57.99999999999999`` → ``58.0``,
+``0.1 + 0.2`` → ``0.3``) and nothing a measurement carries (percentages hold 4-6
+meaningful digits); tiny p-values keep their digits (``5.5114638448e-06``). NaN,
+infinities and nulls are left as they are.
 """
 
 from __future__ import annotations
@@ -14,11 +20,14 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["FORMULA_PREFIXES", "neutralise_formulas", "to_csv_bytes", "to_json_bytes"]
+__all__ = ["FORMULA_PREFIXES", "SIGNIFICANT_DIGITS", "neutralise_formulas", "round_floats", "to_csv_bytes",
+           "to_json_bytes"]
 
 #: Leading characters that make a spreadsheet treat a text cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$"  # "-5", "+1.5e3": a number, not a formula
+#: Significant digits kept in exported floats (float noise removal; see the module notes).
+SIGNIFICANT_DIGITS = 12
 
 
 def _frame_iv(df: object) -> pl.DataFrame:
@@ -73,26 +82,43 @@ def neutralise_formulas(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(exprs) if exprs else df
 
 
+def round_floats(df: pl.DataFrame, digits: int = SIGNIFICANT_DIGITS) -> pl.DataFrame:
+    """Float32/Float64 columns rounded to ``digits`` significant digits; other columns untouched.
+
+    Raises
+    ------
+    CAPInputError
+        ``df`` is not a polars DataFrame, or ``digits`` is not an integer from 1 to 15.
+    """
+    df = _frame_iv(df)
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 15:
+        raise CAPInputError("digits must be an integer from 1 to 15", argument="digits", got=digits)
+    cols = [n for n, t in df.schema.items() if t in (pl.Float32, pl.Float64)]
+    return df.with_columns(pl.col(c).round_sig_figs(digits) for c in cols) if cols else df
+
+
 def to_csv_bytes(df: pl.DataFrame) -> bytes:
-    """The frame as UTF-8 CSV (header row, ``,`` separated) with formulas neutralised.
+    """The frame as UTF-8 CSV (header row, ``,`` separated) with formulas neutralised and
+    floats rounded to 12 significant digits (:func:`round_floats`).
 
     Raises
     ------
     CAPInputError
         ``df`` is not a polars DataFrame.
     """
-    return neutralise_formulas(df).write_csv().encode("utf-8")
+    return neutralise_formulas(round_floats(df)).write_csv().encode("utf-8")
 
 
 def to_json_bytes(df: pl.DataFrame) -> bytes:
-    """The frame as a UTF-8 JSON array of row objects, every value exactly as in ``df``.
+    """The frame as a UTF-8 JSON array of row objects.
 
-    Nulls become ``null``; numbers stay JSON numbers; text is not prefixed (JSON is
-    read by programs, not run by spreadsheets).
+    Nulls become ``null``; numbers stay JSON numbers, floats rounded to 12 significant
+    digits as in the CSV (:func:`round_floats`); text is kept exactly, not prefixed (JSON
+    is read by programs, not run by spreadsheets).
 
     Raises
     ------
     CAPInputError
         ``df`` is not a polars DataFrame.
     """
-    return _frame_iv(df).write_json().encode("utf-8")
+    return round_floats(_frame_iv(df)).write_json().encode("utf-8")

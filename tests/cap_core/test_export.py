@@ -74,3 +74,17 @@ def test_export_iv():
         to_csv_bytes([{"a": 1}])
     with pytest.raises(CAPInputError, match="must be a polars DataFrame"):
         to_json_bytes(None)
+
+
+def test_float_noise_is_removed_in_both_exports():
+    # 0.1 + 0.2 = 0.30000000000000004 and 58 * 0.01 * 100 = 57.99999999999999 in binary floating point
+    df = pl.DataFrame({"value": [0.1 + 0.2, 0.58 * 100, 5.5114638447971785e-06, -0.4, None, float("nan")],
+                       "n": [1, 2, 3, 4, 5, 6]})
+    assert df["value"][1] != 58.0  # the noise is really there
+    csv_lines = to_csv_bytes(df).decode().splitlines()
+    assert csv_lines[1:3] == ["0.3,1", "58.0,2"]
+    back = pl.read_csv(io.BytesIO(to_csv_bytes(df)))
+    assert back["value"][2] == 5.5114638448e-06  # a small p-value keeps 12 significant digits
+    rows = json.loads(to_json_bytes(df))
+    assert [r["value"] for r in rows[:4]] == [0.3, 58.0, 5.5114638448e-06, -0.4] and rows[4]["value"] is None
+    assert [r["n"] for r in rows] == [1, 2, 3, 4, 5, 6]
