@@ -11,6 +11,7 @@ from cap_core.qc_sensitivity import available_flags
 from components.analyses_paired import paired_figure
 from ui import analyses_cache as ac
 from ui import cache
+from ui.display import round_points
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -46,7 +47,7 @@ else:
         st.caption("A − B on the items both judges scored, paired bootstrap over base items (1000 resamples). "
                    "separated: 95% interval excludes 0; parity: 90% interval within ±5 points; else inconclusive.")
         st.plotly_chart(paired_figure(rows, a, b), key="cmp_paired_fig")
-        st.dataframe(rows.drop("judge_a", "judge_b", "benchmark"), hide_index=True, key="cmp_paired_table")
+        st.dataframe(round_points(rows.drop("judge_a", "judge_b", "benchmark")), hide_index=True, key="cmp_paired_table")
 
 st.subheader("Family distances (L1)")
 try:
@@ -70,14 +71,14 @@ if views:
     except CAPInputError as err:
         st.info(str(err))
     else:
-        st.dataframe(family_l1_summary(pairs), hide_index=True, key="cmp_family_summary")
+        st.dataframe(round_points(family_l1_summary(pairs)), hide_index=True, key="cmp_family_summary")
         mine = pairs.filter(pl.col("judge_a").is_in([a, b]) & pl.col("judge_b").is_in([a, b]))
         if mine.height:
             r = mine.row(0, named=True)
             st.markdown(f"**{a} vs {b}**: L1 {r['l1']:.1f} points over {r['n_conditions']} condition(s)"
                         + (f"; missing {r['missing_conditions']}" if r["missing_conditions"] else "") + ".")
         with st.expander("Every pair"):
-            st.dataframe(pairs, hide_index=True, key="cmp_family_pairs")
+            st.dataframe(round_points(pairs), hide_index=True, key="cmp_family_pairs")
 
 if a is None:
     st.stop()
@@ -94,7 +95,7 @@ else:
     else:
         st.caption("Change in points when the flagged items and all their variants are excluded; positive = "
                    "the value rises (CAP App. A.6, Table 10).")
-        st.dataframe(qc.filter(pl.col("primary")).drop("primary"), hide_index=True, key="cmp_qc_table")
+        st.dataframe(round_points(qc.filter(pl.col("primary")).drop("primary")), hide_index=True, key="cmp_qc_table")
 
 st.subheader("Hard-empirical subset")
 st.warning(HARD_WARNING)
@@ -108,4 +109,4 @@ else:
     table = hv.select("judge", "condition", "metric", pl.col("value").alias("hard"), "n_items").join(
         full.select("judge", "condition", pl.col("value").alias("all items")), on=["judge", "condition"], how="left")
     st.caption(f"{n_hard} of {n_cand} items: those {a} or {b} got wrong in the A/B order, with their variants.")
-    st.dataframe(table.sort("condition", "judge"), hide_index=True, key="cmp_hard_table")
+    st.dataframe(round_points(table.sort("condition", "judge")), hide_index=True, key="cmp_hard_table")

@@ -10,6 +10,16 @@ from cap_core.label_sets_user import FORMAT_HELP
 from components.audit_bars import audit_bars_figure, audit_display_table, length_drilldown, published_vs_computed
 from ui import audit_cache as ac
 
+
+#: Why length_only can score below 50% while "longer is better" holds on many items.
+LENGTH_ONLY_NOTE = (
+    "Why length_only can fall below 50% even where the longer response often wins: it is not the rule "
+    "'pick the longer one' but a classifier fitted on the other folds and scored on held-out groups of items. "
+    "It learns from the training folds which way, and how strongly, length points; when that direction does not "
+    "hold in the held-out groups, it predicts the wrong side there. Below chance therefore means the length "
+    "signal does not generalise across groups, not that shorter responses are better."
+)
+
 st.title("Label audit")
 st.caption(
     "Before trusting a label set to validate judges, check how much of it a construct-blind predictor "
@@ -74,6 +84,7 @@ else:
         st.caption(f"{drill_set}, {mode} mode: length alone gets {right} of {drill.height} units right "
                    f"({100 * right / drill.height:.1f}%); the longer response is the better one in "
                    f"{int(drill['longer_is_better'].sum())} of them. Lengths in characters.")
+        st.caption(LENGTH_ONLY_NOTE)
         st.dataframe(drill, hide_index=True, key="la_drill_table")
 
 st.subheader("Published: Validity Table 7")

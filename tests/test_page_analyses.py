@@ -128,7 +128,7 @@ def test_compare_judges_paired_family_and_hard_subset():
     paired = frame(at, "diff", "verdict")
     assert set(paired["verdict"]) <= {"separated", "parity", "inconclusive", "not testable"}
     overall = paired.filter(pl.col("condition") == "overall").row(0, named=True)
-    assert overall["diff"] == pytest.approx(overall["value_a"] - overall["value_b"])
+    assert overall["diff"] == pytest.approx(overall["value_a"] - overall["value_b"], abs=0.11)  # each shown to 0.1
     assert overall["ci95_low"] <= overall["diff"] <= overall["ci95_high"]
     assert any("Selection bias" in w.value for w in at.warning)
     hard = frame(at, "hard", "all items")
