@@ -21,6 +21,7 @@ all ``K`` cells are ``(W @ num) / (W @ den)``: no Python loop over resamples.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import numbers
 
 import numpy as np
@@ -83,6 +84,24 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
             got=level,
             fix="write 95% as level=0.95",
         )
+
+
+def benchmark_seed(seed: int, benchmark: str) -> int:
+    """The seed :func:`cap_core.conditions.compute_profile` uses for one benchmark.
+
+    Each benchmark gets its own stream, derived from the user's ``seed`` and the
+    benchmark's name (BLAKE2b of ``"<seed>:<benchmark>"``, first 8 bytes), so that the
+    resamples of two benchmarks are independent and a difference between benchmarks
+    (stress degradation) can be bootstrapped from their replicates. Equal inputs give
+    equal seeds on every machine.
+
+    Returns
+    -------
+    int
+        A non-negative integer below ``2**63``.
+    """
+    digest = hashlib.blake2b(f"{int(seed)}:{benchmark}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
 
 
 def resample_counts(n_units: int, n_resamples: int, seed: int, strata: np.ndarray | None = None) -> np.ndarray:

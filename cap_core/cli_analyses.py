@@ -4,7 +4,7 @@ robustness.
 ``spearman (--profile F | --published) --condition C7 [--view V ...] [--source S ...] [--exact] --out F``
     Cross-benchmark Spearman ρ (CAP App. F); with ``--across-conditions --view V``
     the cross-condition ρ on one view (App. G).
-``stress (--profile F | --published) [--base V --stressed V] --out F [--summary-out F]``
+``stress (--profile F | --published | --data DIR) [--base V --stressed V] --out F [--summary-out F]``
     δ = base − stressed per judge and condition (CAP Table 6); default JudgeBench →
     JudgeBench-Pro.
 ``distance (--profile F | --published) [--view V ...] [--family-map CSV] --out F [--pairs-out F]``
@@ -38,10 +38,14 @@ from cap_core.errors import CAPInputError
 __all__ = ["register", "VERBS"]
 
 
-def _source_args(p: argparse.ArgumentParser) -> None:
+def _source_args(p: argparse.ArgumentParser, data: bool = False) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--profile", type=Path, help="profile CSV written by `python -m cap_core profile`")
     g.add_argument("--published", action="store_true", help="use the published CAP tables")
+    if data:
+        g.add_argument("--data", type=Path, help="dataset directory: per-item data, so δ gets a bootstrap CI")
+        p.add_argument("--bootstrap", type=int, default=1000, help="resamples with --data (default 1000)")
+        p.add_argument("--seed", type=int, default=0)
     p.add_argument("--source", action="append", help="keep only rows of this source (repeatable)")
     p.add_argument("--out", type=Path, required=True)
 
@@ -55,7 +59,7 @@ def register(subparsers) -> None:
     sp.add_argument("--across-conditions", action="store_true", help="conditions on one --view instead")
     sp.add_argument("--exact", action="store_true", help="exact permutation p-values for n <= 9")
     st = subparsers.add_parser("stress", help="stress degradation between two benchmarks")
-    _source_args(st)
+    _source_args(st, data=True)
     st.add_argument("--base", default="judgebench")
     st.add_argument("--stressed", default="judgebench_pro")
     st.add_argument("--summary-out", type=Path, help="per-judge means and dominant channels")
@@ -152,7 +156,16 @@ def _spearman(args) -> str:
 def _stress(args) -> str:
     from cap_core.stress import stress_deltas, stress_summary
 
-    d = stress_deltas(_profile(args), args.base, args.stressed, sources=args.source)
+    if getattr(args, "data", None) is not None:
+        from cap_core.conditions import compute_profile
+        from cap_core.dataset import load_dataset
+        from cap_core.stress import stress_intervals
+
+        res = compute_profile(load_dataset(args.data), n_resamples=args.bootstrap, seed=args.seed,
+                              benchmarks=[args.base.split(":")[0], args.stressed.split(":")[0]])
+        d = stress_intervals(res, args.base, args.stressed)
+    else:
+        d = stress_deltas(_profile(args), args.base, args.stressed, sources=args.source)
     _write(d, args.out)
     if args.summary_out:
         per_judge, _ = stress_summary(d)

@@ -47,7 +47,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import check_bootstrap_args, percentile_interval, ratio_replicates, stratified_counts
+from cap_core.bootstrap import (
+    benchmark_seed,
+    check_bootstrap_args,
+    percentile_interval,
+    ratio_replicates,
+    stratified_counts,
+)
 from cap_core.condition_units import Cells, add_cells, load_units, prepare
 from cap_core.coverage import CellPlan, describe_plan, plan_benchmark
 from cap_core.dataset import Dataset
@@ -177,7 +183,7 @@ def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], 
     num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
-    counts, perm = stratified_counts(u.n_base, n_resamples, seed, u.strata)
+    counts, perm = stratified_counts(u.n_base, n_resamples, benchmark_seed(seed, bench), u.strata)
     reps = 100.0 * ratio_replicates(counts, num[perm], den[perm], den_col)
     rows, cols = [], []
     nan_col = np.full(n_resamples, np.nan)
@@ -230,8 +236,9 @@ def compute_profile(
     n_resamples : int, default 1000
         Bootstrap resamples (CAP §3.3 uses 1,000).
     seed : int, default 0
-        Seed; benchmark ``b`` uses ``resample_counts(n_base_b, n_resamples, seed)``
-        with its base items sorted by ``base_item_id``.
+        Seed; benchmark ``b`` uses ``resample_counts(n_base_b, n_resamples,
+        benchmark_seed(seed, b), strata)`` with its base items sorted by
+        ``base_item_id``, so different benchmarks resample independently.
     level : float, default 0.95
         Confidence level, a fraction in (0, 1).
     benchmarks, judges : list of str, optional

@@ -9,19 +9,25 @@ means the judge does worse under stress. Table 6 adds each judge's mean over the
 conditions (the "Mean" column) and §4.3 the mean per condition across judges and
 each judge's *dominant degradation channel* (the condition with the largest δ).
 
-Any pair of views of a profile frame can be used. No bootstrap interval is given:
-the two benchmarks rarely share base items, so their resamples cannot be paired, and
-the published tables carry no per-item data.
+Any pair of views of a profile frame can be used. Published tables carry no per-item
+data, so their δ has no interval. With per-item data on both sides,
+:func:`stress_intervals` gives a percentile bootstrap interval: the two benchmarks are
+resampled independently (each has its own seed stream, see
+:func:`cap_core.bootstrap.benchmark_seed`), so replicate ``r`` of δ is replicate ``r``
+of the base cell minus replicate ``r`` of the stressed cell — the bootstrap of a
+difference between two independent samples.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
+from cap_core.bootstrap import percentile_interval
 from cap_core.errors import CAPInputError
 from cap_core.profile_views import view_cells
 
-__all__ = ["stress_deltas", "stress_summary"]
+__all__ = ["stress_deltas", "stress_intervals", "stress_summary"]
 
 
 def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions: list[str] | None = None,
@@ -113,3 +119,49 @@ def stress_summary(deltas: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     ).sort("condition")
     per_condition = per_condition.with_columns((pl.col("mean_delta") == pl.col("mean_delta").max()).alias("largest"))
     return per_judge, per_condition
+
+
+def stress_intervals(result, base: str, stressed: str, *, level: float | None = None) -> pl.DataFrame:
+    """δ_c(j) with a bootstrap interval, from a computed profile with replicates.
+
+    Parameters
+    ----------
+    result : cap_core.conditions.ProfileResult
+        Profile of both benchmarks computed from per-item data (its ``replicates``
+        hold one column per profile row).
+    base, stressed : str
+        Benchmark ids (subset ``all``), e.g. ``"judgebench"`` and a stressed copy.
+    level : float, optional
+        Confidence level as a fraction; default the profile's own level.
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :func:`stress_deltas` plus ``ci_low``, ``ci_high`` (points) and
+        ``separated`` (Boolean, the interval excludes 0), one row per judge and
+        condition measured on both benchmarks (primary metric).
+
+    Raises
+    ------
+    CAPInputError
+        ``result`` is not a computed profile, the benchmarks are equal or unknown,
+        or no judge and condition is measured on both.
+    """
+    profile = getattr(result, "profile", None)
+    reps = getattr(result, "replicates", None)
+    if not isinstance(profile, pl.DataFrame) or not isinstance(reps, np.ndarray):
+        raise CAPInputError("stress_intervals needs a computed profile with bootstrap replicates",
+                            argument="result", expected="the ProfileResult of compute_profile",
+                            got=type(result).__name__, fix="compute the profile from per-item data first")
+    deltas = stress_deltas(profile, f"{base}:all" if ":" not in base else base,
+                           f"{stressed}:all" if ":" not in stressed else stressed)
+    keyed = profile.with_row_index("_k").filter(pl.col("primary") & (pl.col("subset") == "all"))
+    idx = {(r["benchmark"], r["judge"], r["condition"]): r["_k"] for r in keyed.iter_rows(named=True)}
+    b_name, s_name = base.split(":")[0], stressed.split(":")[0]
+    cols = [reps[:, idx[(b_name, j, c)]] - reps[:, idx[(s_name, j, c)]]
+            for j, c in deltas.select("judge", "condition").iter_rows()]
+    low, high = percentile_interval(np.column_stack(cols), level if level is not None else result.level)
+    low = [None if np.isnan(x) else float(x) for x in low]
+    high = [None if np.isnan(x) else float(x) for x in high]
+    out = deltas.with_columns(pl.Series("ci_low", low, dtype=pl.Float64), pl.Series("ci_high", high, dtype=pl.Float64))
+    return out.with_columns(((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)).fill_null(False).alias("separated"))

@@ -1,6 +1,8 @@
 import csv
 from pathlib import Path
 
+import numpy as np
+import polars as pl
 import pytest
 
 from cap_core.errors import CAPInputError
@@ -33,3 +35,64 @@ def test_no_shared_judges():
     prof = toy_profile([("a", "x", "C1", 80), ("b", "y", "C1", 70)])
     with pytest.raises(CAPInputError, match="no judge and condition"):
         stress_deltas(prof, "x", "y")
+
+
+def _two_benchmarks(n_base=40, n_stress=30, seed=5):
+    """Judge J: base items right with prob 0.9, stressed items right with prob 0.5 (both orders alike)."""
+    from cap_core import Dataset
+
+    rng = np.random.default_rng(seed)
+    items, rows, pa = [], [], {}
+    for bench, n, p in (("base", n_base, 0.9), ("stress", n_stress, 0.5)):
+        right = rng.random(n) < p
+        pa[bench] = right.astype(float)  # the same verdict in both orders -> pa per item is 0 or 1
+        for i in range(n):
+            items.append({"benchmark": bench, "item_id": f"{bench}{i:03d}", "gold": "A"})
+            for order in ("AB", "BA"):
+                rows.append({"judge": "J", "benchmark": bench, "item_id": f"{bench}{i:03d}", "order": order,
+                             "verdict": "A" if right[i] else "B"})
+    return Dataset.build(pl.DataFrame(items), pl.DataFrame(rows)), pa
+
+
+def test_stress_interval_is_the_bootstrap_of_an_independent_difference():
+    from cap_core.bootstrap import benchmark_seed, resample_counts
+    from cap_core.conditions import compute_profile
+    from cap_core.stress import stress_intervals
+
+    ds, pa = _two_benchmarks()
+    res = compute_profile(ds, n_resamples=400, seed=2)
+    out = stress_intervals(res, "base", "stress")
+    c7 = out.filter(pl.col("condition") == "C7").row(0, named=True)
+    # recompute: each benchmark resampled with its own stream (items sorted by id, one stratum)
+    reps = {}
+    for bench in ("base", "stress"):
+        w = resample_counts(pa[bench].size, 400, benchmark_seed(2, bench)).astype(float)
+        reps[bench] = 100 * (w @ pa[bench]) / pa[bench].size
+    diff = reps["base"] - reps["stress"]
+    assert c7["delta"] == pytest.approx(100 * (pa["base"].mean() - pa["stress"].mean()))
+    assert c7["ci_low"] == pytest.approx(np.percentile(diff, 2.5))
+    assert c7["ci_high"] == pytest.approx(np.percentile(diff, 97.5))
+    assert c7["separated"] == bool(c7["ci_low"] > 0 or c7["ci_high"] < 0)
+
+
+def test_stress_cli_with_data_gives_intervals(tmp_path):
+    from cap_core.cli import main
+    from cap_core.dataset import save_dataset
+
+    ds, pa = _two_benchmarks()
+    save_dataset(ds, tmp_path / "ds")
+    out = tmp_path / "stress.csv"
+    assert main(["stress", "--data", str(tmp_path / "ds"), "--base", "base", "--stressed", "stress",
+                 "--bootstrap", "300", "--out", str(out)]) == 0
+    got = pl.read_csv(out)
+    overall_gap = 100 * (pa["base"].mean() - pa["stress"].mean())
+    row = got.filter(pl.col("condition") == "C7").row(0, named=True)
+    assert row["delta"] == pytest.approx(overall_gap)
+    assert row["ci_low"] < row["delta"] < row["ci_high"]
+
+
+def test_stress_intervals_need_replicates():
+    from cap_core.stress import stress_intervals
+
+    with pytest.raises(CAPInputError, match="computed profile"):
+        stress_intervals(pl.DataFrame(), "a", "b")
