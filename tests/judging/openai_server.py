@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class OpenAIServer:
-    def __init__(self, delay_s: float = 0.0, slow_s: float = 2.0) -> None:
+    def __init__(self, delay_s: float = 0.0, slow_s: float = 4.0) -> None:
         self.hits: list[tuple[str, str, int]] = []
         self.auth: list[str] = []
         self.params: list[tuple] = []  # (temperature, max_tokens) of every request

@@ -13,7 +13,9 @@ from cap_core.judging.run import RunSpec, run_judging
 from tests.judging.conftest import make_items
 
 MODEL = "openai/gpt-4o-mini"
-FAST = RetryPolicy(max_retries=3, base_delay=0.05, max_delay=0.2, max_retry_after=5, timeout=0.8)
+FAST = RetryPolicy(max_retries=3, base_delay=0.05, max_delay=0.2, max_retry_after=5, timeout=1.5)
+# the slow reply takes 4 s (OpenAIServer.slow_s), far past the 1.5 s timeout even on a loaded machine;
+# every other reply is immediate, well inside it
 
 
 def spec(server, **kw) -> RunSpec:
