@@ -53,11 +53,18 @@ def test_items_per_benchmark_and_subset(ds, jb):
     assert sum(n for (b, _), n in expected.items() if b == "judgebench") == 350
 
 
-def test_judgment_counts_and_judge_names(ds):
+def test_judgment_counts_and_judge_names(ds, jb, shared_dir):
+    # one judge per output file: GPT-4o-response files of JudgeBench plus the rubric fork's, Claude-response files
+    files = list((jb / "outputs").glob("*.jsonl")) + list(
+        (shared_dir / "data" / "judgebench_fork_stellalisy" / "outputs").glob("*.jsonl"))
+    gpt = {f.name for f in files if "response_model=gpt-4o" in f.name}
+    claude = {f.name for f in files if "response_model=claude" in f.name}
+    assert len(gpt) + len(claude) == len(files)  # no file counted twice, none left out
     per = dict(ds.judgments.group_by("benchmark").agg(pl.col("judge").n_unique()).iter_rows())
-    assert per == {"judgebench": 8, "judgebench_claude": 1}
-    # judges x items x 2 orders
-    assert ds.judgments.height == 8 * 350 * 2 + 1 * 270 * 2
+    assert per == {"judgebench": len(gpt), "judgebench_claude": len(claude)}
+    # every record of every output file gives one judgment per order (2 orders)
+    records = sum(len(_rows(f)) for f in files)
+    assert ds.judgments.height == 2 * records
     assert {"o1-mini (arena_hard)", "claude-3-haiku (arena_hard)", "Skywork-Reward-Llama-3.1-8B (RM)",
             "Qwen3-8B (rubric)", "Llama-3.1-8B-Instruct (rubric)"} <= set(ds.judges)
 
