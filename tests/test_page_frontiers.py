@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from cap_core.frontier import operating_point, point_at, sweep
 from cap_core.validity import validate_grades
 from cap_core.validity_real import REAL_GRADINGS, gradings_to_grades
+from tests.cap_core._validity_loops import raw_rubric, rubric_s_r
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 QWEN = "τ — Qwen/Qwen3-8B"
@@ -61,12 +63,23 @@ def test_moving_the_slider_moves_the_operating_point():
     assert "0.025" in fig
 
 
-def test_raising_the_invariance_floor_moves_the_matched_point():
+def test_raising_the_invariance_floor_moves_the_matched_point(shared_dir):
     at = _page()
     at.slider(key="fr_min_s").set_value(0.95).run()
     ops = at.dataframe[0].value
     qwen = ops[(ops["judge"] == "Qwen/Qwen3-8B") & (ops["source"] == "computed")].iloc[0]
-    assert qwen["S"] >= 0.95 and qwen["tau"] < 0.925
+    op = operating_point(_sweep(), 0.95).filter(pl.col("judge") == "Qwen/Qwen3-8B").row(0, named=True)
+    # independent choice: S and R by the plain loop over the raw Qwen3-8B file at every threshold between
+    # (and beyond) its distinct grades; the point is the highest R with S >= 0.95 (ties: higher S, lower tau)
+    records = raw_rubric(shared_dir)
+    grades = sorted({e["judgment"][k] for r in records for e in r["judgments"] for k in ("score_A", "score_B")
+                     if e["judgment"][k] >= 0})
+    taus = [grades[0] - 0.01] + [(lo + hi) / 2 for lo, hi in zip(grades, grades[1:])] + [grades[-1] + 0.01]
+    points = [(tau, *rubric_s_r(records, tau)) for tau in taus]
+    tau, s_plain, r_plain = max((p for p in points if p[1] >= 0.95), key=lambda p: (p[2], p[1], -p[0]))
+    assert op["tau"] == pytest.approx(tau)
+    assert op["S"] == pytest.approx(s_plain) and op["R"] == pytest.approx(r_plain)
+    assert (qwen["tau"], qwen["S"], qwen["R"]) == pytest.approx((tau, s_plain, r_plain), abs=5e-4)
 
 
 def test_builtin_probe_set_graded_offline():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -13,11 +12,7 @@ from cap_core.frontier import operating_point, sweep
 from cap_core.validity import validate_grades
 from cap_core.validity_real import REAL_GRADINGS, build_real_gradings, gradings_to_grades
 from cap_core.validity_report import load_published_interventions, load_published_judges
-
-
-def _raw_qwen(shared_dir: Path):
-    f = next((shared_dir / "data" / "judgebench_fork_stellalisy" / "outputs").glob("*judge_model=Qwen-Qwen3-8B.jsonl"))
-    return [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+from tests.cap_core._validity_loops import llmbar_rating_r, raw_rubric, rubric_s_r
 
 
 def test_gradings_table_is_fresh(shared_dir, tmp_path):
@@ -46,33 +41,24 @@ def test_swap_mapping_agrees_with_the_judgebench_importer(default_data_dir):
 
 def test_qwen_s_and_r_by_a_plain_loop(shared_dir):
     tau = 0.525  # midpoint of the grades 0.5 and 0.55: a candidate threshold of the sweep
-    s_items, r_items = [], []
-    for rec in _raw_qwen(shared_dir):
-        ab, ba = (e["judgment"] for e in rec["judgments"])
-        a = {"AB": ab["score_A"], "BA": ba["score_B"]}  # original response A in each order
-        b = {"AB": ab["score_B"], "BA": ba["score_A"]}
-        good, bad = (a, b) if rec["label"] == "A>B" else (b, a)
-        ctrl = [(x["AB"] > tau) == (x["BA"] > tau) for x in (a, b) if x["AB"] >= 0 and x["BA"] >= 0]
-        cons = [(good[o] > tau) != (bad[o] > tau) for o in ("AB", "BA") if good[o] >= 0 and bad[o] >= 0]
-        if ctrl:
-            s_items.append(sum(ctrl) / len(ctrl))
-        if cons:
-            r_items.append(sum(cons) / len(cons))
+    s_plain, r_plain = rubric_s_r(raw_rubric(shared_dir), tau)
     grades, notices = gradings_to_grades(pl.read_parquet(REAL_GRADINGS))
     sw = sweep(validate_grades(grades))
     q = sw.filter(pl.col("judge") == "Qwen/Qwen3-8B")
     row = q.filter((pl.col("tau") - tau).abs() < 1e-9).row(0, named=True)
-    assert row["S"] == pytest.approx(sum(s_items) / len(s_items))
-    assert row["R"] == pytest.approx(sum(r_items) / len(r_items))
+    assert row["S"] == pytest.approx(s_plain)
+    assert row["R"] == pytest.approx(r_plain)
     assert any("Qwen/Qwen3-8B" in n for n in notices)  # parse failures are reported, not dropped silently
 
 
-def test_llmbar_rating_has_r_but_no_s():
+def test_llmbar_rating_has_r_but_no_s(shared_dir):
     grades, _ = gradings_to_grades(pl.read_parquet(REAL_GRADINGS))
     sw = sweep(validate_grades(grades))
     llm = sw.filter(pl.col("judge") == "GPT-4/Rating")
     assert llm["S"].is_nan().all() and not llm["on_hull"].any()
-    assert llm["R"].max() > 0
+    # tau 5.5 lies between the 0-10 scores 5 and 6: R there by a plain loop over the raw Rating files
+    row = llm.filter((pl.col("tau") - 5.5).abs() < 1e-9).row(0, named=True)
+    assert row["R"] == pytest.approx(llmbar_rating_r(shared_dir, "GPT-4", 5.5))
     assert "GPT-4/Rating" not in operating_point(sw)["judge"].to_list()
 
 
