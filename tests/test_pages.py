@@ -303,3 +303,28 @@ def test_good_upload_is_profiled():
     no_errors(at)
     summary = pl.from_pandas(at.dataframe[0].value)
     assert summary.row(0, named=True)["items"] == 3 and summary.row(0, named=True)["verdicts"] == 6
+    # by hand: position-averaged accuracy per item 1, 1/2, 0 -> overall (1 + 0.5 + 0) / 3 = 50%;
+    # strict both-correct only item 1 -> C7 1/3 = 33.3%; pure consistency (same verdict in both orders)
+    # items 1 and 3 -> 2/3 = 66.7%, so stable-but-wrong = 66.7 - 33.3 = 33.3 points
+    at.switch_page("pages/profiles.py").run()
+    no_errors(at)
+    table = next(pl.from_pandas(d.value) for d in at.dataframe if "condition_name" in d.value.columns)
+    c7 = table.filter((pl.col("judge") == "J") & (pl.col("condition") == "C7")).row(0, named=True)
+    assert (c7["metric"], c7["n_items"], c7["status"]) == ("strict", 3, "direct")
+    assert c7["value"] == pytest.approx(100 / 3, abs=0.05)
+    at.switch_page("pages/consistency.py").run()
+    no_errors(at)
+    cons = next(pl.from_pandas(d.value) for d in at.dataframe if "stable_but_wrong" in d.value.columns)
+    j = cons.filter(pl.col("judge") == "J").row(0, named=True)
+    assert (j["strict"], j["consistency"], j["stable_but_wrong"]) == pytest.approx((100 / 3, 200 / 3, 100 / 3),
+                                                                                   abs=0.05)
+    # the overall cell is not on these pages for a lone judge: check it in the profile of the same rows
+    from cap_core.conditions import compute_profile
+    from cap_core.dataset import Dataset
+
+    up = pl.read_csv(io.StringIO("\n".join(rows)), schema_overrides={"item_id": pl.String})
+    ds = Dataset.build(up.select("benchmark", "item_id", "gold").unique(maintain_order=True),
+                       up.select("judge", "benchmark", "item_id", "order", "verdict"))
+    prof = compute_profile(ds, n_resamples=50, seed=0).profile
+    overall = prof.filter((pl.col("condition") == "overall") & (pl.col("metric") == "pa"))
+    assert overall["value"].to_list() == pytest.approx([50.0])
