@@ -30,7 +30,7 @@ from pathlib import Path
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["main", "build_parser", "EXTENSIONS"]
+__all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
 
 #: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
 #: one or two replicates and the interval means little.
@@ -98,7 +98,14 @@ def _import(args: argparse.Namespace) -> str:
     return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
 
 
-def _write_csv(frame, out: Path) -> None:
+def write_csv(frame, out: Path) -> None:
+    """Write ``frame`` as formula-safe CSV to ``out`` (parent folders created).
+
+    Raises
+    ------
+    CAPInputError
+        The file cannot be written.
+    """
     from cap_core.export import to_csv_bytes
 
     try:
@@ -132,7 +139,7 @@ def _profile(args: argparse.Namespace) -> str:
         judges=args.judge,
         by_subset=args.by_subset,
     )
-    _write_csv(res.profile, args.out)
+    write_csv(res.profile, args.out)
     return f"wrote {res.profile.height} profile rows to {args.out}"
 
 
@@ -141,7 +148,7 @@ def _coverage(args: argparse.Namespace) -> str:
     from cap_core.dataset import load_dataset
 
     cov = coverage_matrix(load_dataset(args.data))
-    _write_csv(cov, args.out)
+    write_csv(cov, args.out)
     return f"wrote {cov.height} coverage cells to {args.out}"
 
 

@@ -125,15 +125,10 @@ def _profile(args) -> pl.DataFrame:
     return validate_profile(frame, file=args.profile.name)
 
 
-def _write(frame: pl.DataFrame, out: Path) -> None:
-    from cap_core.export import to_csv_bytes
+def _write(frame, out: Path) -> None:
+    from cap_core.cli import write_csv
 
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(to_csv_bytes(frame))
-    except OSError as exc:
-        raise CAPInputError("cannot write the output file", file=str(out), got=exc.strerror,
-                            fix="choose a writable path") from None
+    write_csv(frame, out)
 
 
 def _spearman(args) -> str:

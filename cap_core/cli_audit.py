@@ -42,7 +42,7 @@ def register(sub) -> None:
 
 def _audit(args: argparse.Namespace) -> str:
     from cap_core.audit import audit_label_sets
-    from cap_core.cli import _write_csv
+    from cap_core.cli import write_csv
     from cap_core.errors import CAPInputError
     from cap_core.label_sets import BUILTIN, load_label_set
 
@@ -59,9 +59,9 @@ def _audit(args: argparse.Namespace) -> str:
     modes = None if args.mode == "both" else (args.mode,)
     res = audit_label_sets(sets, modes=modes, n_permutations=args.permutations, seed=args.seed,
                            n_splits=args.folds)
-    _write_csv(res.table, args.out)
+    write_csv(res.table, args.out)
     if args.predictions is not None:
-        _write_csv(res.predictions, args.predictions)
+        write_csv(res.predictions, args.predictions)
     cleared = int(res.table["clears_null"].fill_null(False).sum())
     return (f"wrote {res.table.height} audit rows ({len(sets)} label sets; {cleared} clear their permutation null) "
             f"to {args.out}")

@@ -54,9 +54,9 @@ def register(sub) -> None:
 
 
 def _write(frame: pl.DataFrame, out: Path) -> None:
-    from cap_core.cli import _write_csv
+    from cap_core.cli import write_csv
 
-    _write_csv(frame, out)
+    write_csv(frame, out)
 
 
 def _cascade(args) -> str:

@@ -91,14 +91,9 @@ def _read(path: Path, kind: str):
 
 
 def _write(frame, out: Path) -> None:
-    from cap_core.export import to_csv_bytes
+    from cap_core.cli import write_csv
 
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(to_csv_bytes(frame))
-    except OSError as exc:
-        raise CAPInputError("cannot write the output file", file=str(out), got=exc.strerror,
-                            fix="choose a writable path") from None
+    write_csv(frame, out)
 
 
 def _named(err: CAPInputError, path: Path) -> CAPInputError:

@@ -38,7 +38,6 @@ from cap_core.judging.client import Budget, JudgeClient, RetryPolicy
 from cap_core.judging.parse import parse_verdict
 from cap_core.judging.request import JudgeRequest
 from cap_core.judging.templates import load_template
-from cap_core.schema import ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
 __all__ = ["RunSpec", "RunResult", "run_judging", "build_requests", "condition_membership"]
 
