@@ -36,6 +36,25 @@ def frame(at: AppTest, *columns: str) -> pl.DataFrame:
     return next(f for f in (pl.from_pandas(d.value) for d in at.dataframe) if set(columns) <= set(f.columns))
 
 
+def _raw_pa(shared_dir: Path, judge_part: str) -> float:
+    """Position-averaged accuracy (percent) of one JudgeBench GPT-4o-set output file, by a plain loop.
+
+    The second judgment shows the pair swapped, so its letter is mapped back; a tie or a missing
+    decision is wrong in that order (as in tests/cap_core/test_real_recompute.py).
+    """
+    f = next((shared_dir / "data" / "judgebench" / "outputs").glob(f"*response_model=gpt-4o*{judge_part}.jsonl"))
+    total, n = 0.0, 0
+    for line in f.read_text().splitlines():
+        rec = json.loads(line)
+        gold = rec["label"][0]
+        first, second = (j["decision"] for j in rec["judgments"])
+        ab = first[0] if first and first != "A=B" else None
+        ba = {"A": "B", "B": "A"}[second[0]] if second and second != "A=B" else None
+        total += ((ab == gold) + (ba == gold)) / 2
+        n += 1
+    return 100 * total / n
+
+
 @pytest.mark.parametrize("page,title", [("pages/stress.py", "Stress"), ("pages/consistency.py", "Consistency"),
                                         ("pages/compare.py", "Compare judges")])
 def test_pages_render(page, title):
@@ -119,7 +138,7 @@ def test_consistency_with_one_view_says_why():
     assert any("No cross-benchmark ranking for C3" in w.value for w in at.warning)
 
 
-def test_compare_judges_paired_family_and_hard_subset():
+def test_compare_judges_paired_family_and_hard_subset(shared_dir):
     at = start("pages/compare.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     at.selectbox(key="cmp_a").set_value(O1).run()
@@ -128,7 +147,12 @@ def test_compare_judges_paired_family_and_hard_subset():
     paired = frame(at, "diff", "verdict")
     assert set(paired["verdict"]) <= {"separated", "parity", "inconclusive", "not testable"}
     overall = paired.filter(pl.col("condition") == "overall").row(0, named=True)
-    assert overall["diff"] == pytest.approx(overall["value_a"] - overall["value_b"], abs=0.11)  # each shown to 0.1
+    # position-averaged accuracy of each judge by a plain loop over its raw JudgeBench output file
+    pa_o1 = _raw_pa(shared_dir, "arena_hard,judge_model=o1-mini-2024-09-12")
+    pa_gemma = _raw_pa(shared_dir, "reward_model,judge_model=Ray2333_GRM-Gemma-2B-rewardmodel-ft")
+    assert overall["value_a"] == pytest.approx(pa_o1, abs=0.05) and overall["value_b"] == pytest.approx(
+        pa_gemma, abs=0.05)  # shown to 0.1
+    assert overall["diff"] == pytest.approx(pa_o1 - pa_gemma, abs=0.05)
     assert overall["ci95_low"] <= overall["diff"] <= overall["ci95_high"]
     assert any("Selection bias" in w.value for w in at.warning)
     hard = frame(at, "hard", "all items")
