@@ -4,6 +4,7 @@ fixtures, plus real JudgeBench and PandaLM runs recomputed from the raw files.""
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections import Counter
 
 import numpy as np
@@ -235,7 +236,7 @@ def _raw_pa(path, gold):
     return out
 
 
-def test_real_judgebench_cascade_endpoints_match_raw_files(shared_dir, default_data_dir):
+def test_real_judgebench_cascade_endpoints_match_raw_files(shared_dir, default_data_dir, monkeypatch):
     ds = load_dataset(default_data_dir).select(benchmarks=["judgebench"])
     root = shared_dir / "data" / "judgebench"
     gold = {}
@@ -249,7 +250,26 @@ def test_real_judgebench_cascade_endpoints_match_raw_files(shared_dir, default_d
     curve = cascade.cascade_curve(d)
     assert curve["accuracy"][0] == pytest.approx(100 * np.mean(list(rm.values())))
     assert curve["accuracy"][-1] == pytest.approx(100 * np.mean(list(o1.values())))
-    assert curve["usd_per_1000"][-1] > 20 * curve["usd_per_1000"][0]
+    # costs from cap_core/price_table.csv and characters / 4 of the raw texts (plain loop below):
+    # internlm2-20b-reward matches "(20b|27B).*\(RM\)": $0.80 per 1M input tokens, one pass per item, no
+    # overhead -> P x 0.80e-6 per item, P = (question + both responses) / 4 (mean P ~ 1302 -> ~$1.04 per 1000);
+    # o1-mini: $3 in / $12 out per 1M, 600 prompt-overhead and 1000 hidden-reasoning tokens, billed per order
+    # (2 calls) -> 2 x [(P + 600) x 3 + (O + 1000) x 12] / 1e6 with O = judge output / 4 (mean O ~ 322):
+    # ~$43 per 1000 more, so deferring everything costs ~42x the cheap judge alone (> 2 x 3 / 0.8 = 7.5x
+    # from the input price alone)
+    prompt, out_tok = {}, {}
+    for line in open(next((root / "data").glob("*gpt-4o*.jsonl"))):
+        r = json.loads(line)
+        prompt[r["pair_id"]] = sum(len(r[k] or "") for k in ("question", "response_A", "response_B")) / 4
+    for line in open(next((root / "outputs").glob("*o1-mini*.jsonl"))):
+        r = json.loads(line)
+        out_tok[r["pair_id"]] = [len(j["judgment"]["response"] or "") / 4 for j in r["judgments"]]
+    cost_rm = {i: p * 0.80 / 1e6 for i, p in prompt.items()}
+    cost_o1 = {i: sum(((prompt[i] + 600) * 3.00 + (o + 1000) * 12.00) / 1e6 for o in out_tok[i]) for i in prompt}
+    assert list(d.item_id) == sorted(prompt)  # item ids are the pair ids
+    assert curve["usd_per_1000"][0] == pytest.approx(1000 * np.mean(list(cost_rm.values())))
+    assert curve["usd_per_1000"][-1] == pytest.approx(1000 * np.mean([cost_rm[i] + cost_o1[i] for i in prompt]))
+    assert 40 < curve["usd_per_1000"][-1] / curve["usd_per_1000"][0] < 45
     # AUROC of raw score margins (plain pair counting) equals the module's on mid-ranks
     margin, ok = {}, {}
     for line in open(next((root / "outputs").glob("*internlm2-20b*.jsonl"))):
@@ -262,8 +282,28 @@ def test_real_judgebench_cascade_endpoints_match_raw_files(shared_dir, default_d
     want = np.mean([(a > b) + 0.5 * (a == b) for a in right for b in wrong])
     got = confidence_auroc(d.conf, d.correct[d.cheap])
     assert got == pytest.approx(want)
+    scored = []
+    real_eval = cascade._evaluate_on
+
+    def evaluate(dd, idx, fb, tau):
+        scored.append(idx.copy())
+        return real_eval(dd, idx, fb, tau)
+
+    monkeypatch.setattr(cascade, "_evaluate_on", evaluate)
     cf = cascade.cross_fit(d, n_splits=10, seed=0)
-    assert cf.height == 20 and cf["gain"].is_finite().all()
+    assert cf.height == 20 and len(scored) == 20 and cf["gain"].is_finite().all()
+    # held-out half of the last fold, recomputed from the raw files: confidence = mid-rank of the score
+    # margin on a unit scale, kept items scored by the reward model, the rest by o1-mini
+    ranked = sorted(margin.values())
+    conf = {i: (bisect_left(ranked, m) + 0.5 * (bisect_right(ranked, m) - bisect_left(ranked, m))) / len(ranked)
+            for i, m in margin.items()}
+    last, ids = cf.row(-1, named=True), [str(x) for x in d.item_id[scored[-1]]]
+    assert len(ids) in (175, 176) and not set(ids) & set(str(x) for x in d.item_id[scored[-2]])  # the two halves
+    keep = {i: conf[i] >= last["tau"] for i in ids}
+    assert last["accuracy"] == pytest.approx(100 * np.mean([rm[i] if keep[i] else o1[i] for i in ids]))
+    assert last["deferral_pct"] == pytest.approx(100 * np.mean([not keep[i] for i in ids]))
+    assert last["usd_per_1000"] == pytest.approx(1000 * np.mean([cost_rm[i] + (0 if keep[i] else cost_o1[i])
+                                                                 for i in ids]))
 
 
 def test_real_pandalm_accuracy_and_repeats_match_raw_files(shared_dir):
