@@ -46,7 +46,7 @@ def test_testbed_shape():
 
 def test_local_judges_end_to_end_with_all_eight_conditions(tmp_path):
     items = load_testbed().filter(pl.col("subset") == "law")  # 12 base items x 3 variants
-    res = run_judging(items, RunSpec(judges=["local/first", "local/longer"], evaluator="local/rationale-check"),
+    run_judging(items, RunSpec(judges=["local/first", "local/longer"], evaluator="local/rationale-check"),
                       cache_dir=tmp_path / "c", out_dir=tmp_path / "o")
     j = pl.read_parquet(tmp_path / "o" / "judgments.parquet")
     first = j.filter(pl.col("judge") == "local/first")
