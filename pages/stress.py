@@ -6,6 +6,7 @@ from cap_core.errors import CAPInputError
 from cap_core.profile_views import list_views
 from components.analyses_stress import stress_heatmap, stress_mean_bars
 from ui import analyses_cache as ac
+from ui.display import round_points
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -13,7 +14,8 @@ st.title("Stress")
 st.caption(
     "δ = CAP(base) − CAP(stressed) per judge and condition, in points (CAP App. M eq. 3); positive means the "
     "judge does worse under stress. The published default pair is JudgeBench → JudgeBench-Pro, whose values are "
-    "JudgeBench (CAP Table 5) minus Table 6's δ. No interval: the two benchmarks share no resampled items."
+    "JudgeBench (CAP Table 5) minus Table 6's δ. No interval here: published tables carry no per-item data "
+    "(with per-item data, `python -m cap_core stress --data DIR` bootstraps δ)."
 )
 try:
     prof = ac.analysis_profile(sel)
@@ -51,8 +53,8 @@ st.plotly_chart(stress_mean_bars(per_judge), key="st_bars")
 largest = per_cond.filter(per_cond["largest"])["condition"].to_list()
 st.subheader("Per condition (mean across judges)")
 st.caption("Largest mean drop: " + ", ".join(largest) + ".")
-st.dataframe(per_cond, hide_index=True, key="st_per_condition")
+st.dataframe(round_points(per_cond), hide_index=True, key="st_per_condition")
 st.subheader("Per judge (Table 6 Mean and dominant channel)")
-st.dataframe(per_judge, hide_index=True, key="st_per_judge")
+st.dataframe(round_points(per_judge), hide_index=True, key="st_per_judge")
 with st.expander("All deltas"):
-    st.dataframe(deltas, hide_index=True, key="st_deltas")
+    st.dataframe(round_points(deltas), hide_index=True, key="st_deltas")
