@@ -87,26 +87,13 @@ def _overlap_grade(prompt: str) -> str:
 
 def _register_offline() -> None:
     from cap_core.judging.client import import_litellm
+    from cap_core.judging.local_providers import register_offline_provider
 
-    litellm = import_litellm()
-    from litellm import CustomLLM
+    import_litellm()  # quiet settings, local cost map
 
-    if any(p.get("provider") == "localgrade" for p in litellm.custom_provider_map):
-        return
-
-    class _Grader(CustomLLM):
-        def completion(self, model, messages, *args, **kwargs):
-            prompt = "\n".join(str(m.get("content", "")) for m in messages)
-            text = _overlap_grade(prompt)
-            return litellm.ModelResponse(model=model, choices=[{"index": 0, "finish_reason": "stop",
-                                                                "message": {"role": "assistant", "content": text}}],
-                                         usage={"prompt_tokens": len(prompt.split()), "completion_tokens": 2,
-                                                "total_tokens": len(prompt.split()) + 2})
-
-    litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": "localgrade", "custom_handler": _Grader()}]
-    from litellm.utils import custom_llm_setup
-
-    custom_llm_setup()
+    register_offline_provider(
+        "localgrade", lambda _name, messages: _overlap_grade("\n".join(str(m.get("content", "")) for m in messages))
+    )
 
 
 def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *, cache_dir: str | Path,

@@ -117,27 +117,12 @@ def _local_answer(prompt: str) -> str:
 
 def _register_offline() -> None:
     from cap_core.judging.client import import_litellm
+    from cap_core.judging.local_providers import register_offline_provider
 
-    litellm = import_litellm()
-    from litellm import CustomLLM
+    import_litellm()  # quiet settings, local cost map
 
-    if any(p.get("provider") == "localgen" for p in litellm.custom_provider_map):
-        return
-
-    class _Generator(CustomLLM):
-        def completion(self, model, messages, *args, **kwargs):
-            prompt = str(messages[0].get("content", ""))  # the edit request; feedback turns are ignored
-            text = _local_answer(prompt)
-            n = len(prompt.split())
-            return litellm.ModelResponse(model=model, choices=[{"index": 0, "finish_reason": "stop",
-                                                                "message": {"role": "assistant", "content": text}}],
-                                         usage={"prompt_tokens": n, "completion_tokens": len(text.split()),
-                                                "total_tokens": n + len(text.split())})
-
-    litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": "localgen", "custom_handler": _Generator()}]
-    from litellm.utils import custom_llm_setup
-
-    custom_llm_setup()
+    # the edit request is the first message; feedback turns are ignored
+    register_offline_provider("localgen", lambda _name, messages: _local_answer(str(messages[0].get("content", ""))))
 
 
 def _iv(generator: object, slots: object, max_attempts: object) -> list[str]:

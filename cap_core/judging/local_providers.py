@@ -17,6 +17,8 @@ costs $0. :func:`register` is idempotent and imports litellm.
 
 from __future__ import annotations
 
+import os
+
 import json
 import re
 
@@ -92,30 +94,45 @@ def respond(model: str, prompt: str) -> str:
                       "rewriter")
 
 
-def register() -> None:
-    """Register the ``local`` provider with litellm (idempotent)."""
+def register_offline_provider(provider: str, answer) -> None:
+    """Register a deterministic offline litellm provider ``provider`` (idempotent).
+
+    ``answer(model_name, messages) -> str`` gives the completion text; it may raise
+    ``LookupError`` for an unknown model name, which reaches litellm's callers as a
+    ``NotFoundError`` (a 404: not retried, like a hosted model's). Token counts are
+    word counts of the prompt and the answer.
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as in client.import_litellm
     import litellm
     from litellm import CustomLLM
 
-    if any(p.get("provider") == "local" for p in litellm.custom_provider_map):
+    if any(p.get("provider") == provider for p in litellm.custom_provider_map):
         return
 
-    class _Local(CustomLLM):
+    class _Offline(CustomLLM):
         def completion(self, model, messages, *args, **kwargs):
-            prompt = "\n".join(str(m.get("content", "")) for m in messages)
-            name = model.split("/", 1)[1] if model.startswith("local/") else model
+            name = model.split("/", 1)[1] if model.startswith(provider + "/") else model
             try:
-                text = respond(name, prompt)
-            except LookupError as exc:  # a 404 for litellm: not retried, the same as a hosted model's NotFound
-                raise litellm.NotFoundError(message=str(exc), model=f"local/{name}", llm_provider="local") from None
-            n_in, n_out = len(prompt.split()), len(text.split())
+                text = answer(name, messages)
+            except LookupError as exc:
+                raise litellm.NotFoundError(message=str(exc), model=f"{provider}/{name}",
+                                            llm_provider=provider) from None
+            n_in = len("\n".join(str(m.get("content", "")) for m in messages).split())
+            n_out = len(text.split())
             return litellm.ModelResponse(
-                model=f"local/{name}",
+                model=f"{provider}/{name}",
                 choices=[{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 usage={"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out},
             )
 
-    litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": "local", "custom_handler": _Local()}]
+    litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": provider, "custom_handler": _Offline()}]
     from litellm.utils import custom_llm_setup
 
     custom_llm_setup()
+
+
+def register() -> None:
+    """Register the ``local`` provider with litellm (idempotent)."""
+    register_offline_provider(
+        "local", lambda name, messages: respond(name, "\n".join(str(m.get("content", "")) for m in messages))
+    )
