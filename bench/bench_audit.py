@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python bench/bench_audit.py [--permutations 100] [--naive 3]``
 (not part of the test suite; needs ``../shared`` or ``$CAP_SHARED_DIR``).
 
-Ours: one :func:`cap_core.audit.audit_label_set` call on RewardBench v1 (2,985 pairs):
+Ours: one :func:`cap_core.audit.surface.audit_label_set` call on RewardBench v1 (2,985 pairs):
 three predictors x two modes x (1 observed + 100 permuted) label vectors x 5 group
 folds, features computed once. Target: <= 60 s on the 2-core machine.
 
@@ -33,9 +33,15 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cap_core import audit as A  # noqa: E402
-from cap_core.audit_features import NGRAM_DIMS, PREDICTORS, hashed_ngrams, paired_design, unit_features  # noqa: E402
-from cap_core.label_sets import load_label_set  # noqa: E402
+from cap_core.audit import surface as A  # noqa: E402
+from cap_core.audit.features import (  # noqa: E402
+    NGRAM_DIMS,
+    PREDICTORS,
+    hashed_ngrams,
+    paired_design,
+    unit_features,
+)
+from cap_core.audit.public_sets import load_label_set  # noqa: E402
 
 
 def naive_permutation_seconds(ls, n_naive: int, seed: int = 0) -> float:

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/bench_profile.py`` (not part of the test suite).
 
 Data: :mod:`bench.synth` (7 judges; judgerEva-like 2,092 base items x 3 variants x 2
 orders, plus five external-sized benchmarks; ~129k verdicts). Our side: one
-:func:`cap_core.conditions.compute_profile` call with 1,000 resamples (median of 3
+:func:`cap_core.profile.conditions.compute_profile` call with 1,000 resamples (median of 3
 runs, after one warm-up). Baseline: ``scipy.stats.bootstrap(method="percentile",
 n_resamples=1000)`` of the mean, once per judge x benchmark x condition-metric cell,
 on that cell's per-unit values (units with an empty denominator dropped, i.e. the unit
@@ -29,9 +29,9 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synth import make_dataset  # noqa: E402
-from cap_core.condition_units import Cells, add_cells, load_units, prepare  # noqa: E402
-from cap_core.conditions import compute_profile  # noqa: E402
-from cap_core.coverage import plan_benchmark  # noqa: E402
+from cap_core.profile.conditions import compute_profile  # noqa: E402
+from cap_core.profile.coverage import plan_benchmark  # noqa: E402
+from cap_core.profile.units import Cells, add_cells, load_units, prepare  # noqa: E402
 
 
 def unit_vectors(ds):

@@ -1,7 +1,7 @@
-"""``python -m cap_core`` — see :mod:`cap_core.cli`."""
+"""``python -m cap_core`` — see :mod:`cap_core.cli.main`."""
 
 import sys
 
-from cap_core.cli import main
+from cap_core.cli.main import main
 
 sys.exit(main())

@@ -87,7 +87,7 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
 
 
 def benchmark_seed(seed: int, benchmark: str) -> int:
-    """The seed :func:`cap_core.conditions.compute_profile` uses for one benchmark.
+    """The seed :func:`cap_core.profile.conditions.compute_profile` uses for one benchmark.
 
     Each benchmark gets its own stream, derived from the user's ``seed`` and the
     benchmark's name (BLAKE2b of ``"<seed>:<benchmark>"``, first 8 bytes), so that the

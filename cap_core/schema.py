@@ -38,7 +38,7 @@ One data model flows through the whole project:
     tokens               Int64    optional
     ===================  =======  ========================================================
 
-``profile`` — output of :func:`cap_core.conditions.compute_profile`; see
+``profile`` — output of :func:`cap_core.profile.conditions.compute_profile`; see
 :data:`PROFILE_SCHEMA`. ``value``, ``ci_low`` and ``ci_high`` are in **percent**.
 
 ``declarations`` — what an importer states about each (benchmark, condition) cell of

@@ -17,7 +17,7 @@ def audit_bars_figure(table: pl.DataFrame, mode: str) -> go.Figure:
     Parameters
     ----------
     table : polars.DataFrame
-        :data:`cap_core.audit.AUDIT_SCHEMA` rows.
+        :data:`cap_core.audit.surface.AUDIT_SCHEMA` rows.
     mode : {"paired", "item"}
         Which mode to draw (paired: accuracy in percent; item: kappa).
 

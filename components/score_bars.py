@@ -16,7 +16,7 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
     Parameters
     ----------
     scores : polars.DataFrame
-        Output of :func:`cap_core.weights.weighted_scores` plus ``label_col``;
+        Output of :func:`cap_core.profile.weights.weighted_scores` plus ``label_col``;
         rows with a null score are skipped.
     label_col : str, default "label"
         Entry names; the axis shows them cut to 60 characters (distinct ones stay distinct).

@@ -3,11 +3,11 @@
 import polars as pl
 import streamlit as st
 
-from cap_core.cascade import cascade_point
+from cap_core.cascades.cascade import cascade_point
 from cap_core.errors import CAPInputError
-from components.cascade_matrix import agreement_heatmap
-from components.cascade_plots import cascade_curve_figure, pareto_figure
-from ui import cascade_cache as cc
+from components.agreement_heatmap import agreement_heatmap
+from components.cost_curves import cascade_curve_figure, pareto_figure
+from ui.cache import cascades as cc
 from ui.cascade_text import current_caption
 from ui.sidebar import get_selection
 
@@ -64,7 +64,7 @@ casc = pl.concat([c.with_columns(pl.format("cascade τ={} via {}", pl.col("tau")
                   for f, c in curves.items()]).select("entry", pl.lit("cascade").alias("kind"), "accuracy",
                                                      "usd_per_1000")
 st.plotly_chart(pareto_figure(pl.concat([pts, casc])), key="cas_pareto")
-st.caption("Costs are estimates: prompt characters / 4 × list prices (cap_core/price_table.csv, editable).")
+st.caption("Costs are estimates: prompt characters / 4 × list prices (cap_core/cascades/price_table.csv, editable).")
 st.subheader("Repeated errors")
 rep, mat = cc.shared_errors(fp, ds, bench, cheap, tuple(rest))
 st.dataframe(rep, hide_index=True, key="cas_rep")

@@ -3,14 +3,14 @@
 import polars as pl
 import streamlit as st
 
+from cap_core.analyses.family_distance import family_l1_summary, family_of, pairwise_l1
+from cap_core.analyses.hard_subsets import HARD_WARNING
+from cap_core.analyses.qc_sensitivity import available_flags
 from cap_core.errors import CAPInputError
-from cap_core.family import family_l1_summary, family_of, pairwise_l1
-from cap_core.hard_subsets import HARD_WARNING
-from cap_core.profile_views import list_views, view_cells
-from cap_core.qc_sensitivity import available_flags
-from components.analyses_paired import paired_figure
-from ui import analyses_cache as ac
-from ui import cache
+from cap_core.profile.selection import list_views, view_cells
+from components.difference_bars import paired_figure
+from ui.cache import analyses as ac
+from ui.cache import loaders as cache
 from ui.display import round_points
 from ui.sidebar import get_selection
 

@@ -3,13 +3,16 @@
 import polars as pl
 import streamlit as st
 
+from cap_core.analyses.consistency import (
+    c8_conditional_unconditional,
+    strict_vs_consistency,
+)
+from cap_core.analyses.rank_stability import redundancy_summary
 from cap_core.errors import CAPInputError
-from cap_core.profile_views import list_views
-from cap_core.rank_stability import redundancy_summary
-from cap_core.robustness_views import c8_conditional_unconditional, strict_vs_consistency
+from cap_core.profile.selection import list_views
 from cap_core.schema import CONDITION_IDS
-from components.analyses_matrix import spearman_matrix
-from ui import analyses_cache as ac
+from components.spearman_matrix import spearman_matrix
+from ui.cache import analyses as ac
 from ui.sidebar import get_selection
 
 sel = get_selection()

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from components.coverage_heatmap import coverage_heatmap
-from ui import cache
+from ui.cache import loaders as cache
 from ui.sidebar import get_selection
 
 sel = get_selection()

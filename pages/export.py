@@ -4,8 +4,8 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes, to_json_bytes
+from ui.cache.profiles import profiles_view
 from ui.sidebar import get_selection
-from ui.views import profiles_view
 
 sel = get_selection()
 st.title("Export")

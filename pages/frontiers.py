@@ -5,11 +5,11 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes
-from cap_core.frontier import quadrant
-from components.frontier_bars import axis_bars_figure
-from components.frontier_plane import frontier_figure
+from cap_core.validity.frontier import quadrant
+from components.sensitivity_bars import axis_bars_figure
+from components.sr_plane import frontier_figure
 from ui import frontier_sections as fs
-from ui import validity_cache as vc
+from ui.cache import frontiers as vc
 
 st.title("Frontiers")
 st.caption(

@@ -3,13 +3,17 @@
 import polars as pl
 import streamlit as st
 
-from cap_core.audit import AuditResult
+from cap_core.audit.public_sets import BUILTIN, QUICK
+from cap_core.audit.surface import AuditResult
+from cap_core.audit.user_sets import FORMAT_HELP
 from cap_core.errors import CAPInputError
-from cap_core.label_sets import BUILTIN, QUICK
-from cap_core.label_sets_user import FORMAT_HELP
-from components.audit_bars import audit_bars_figure, audit_display_table, length_drilldown, published_vs_computed
-from ui import audit_cache as ac
-
+from components.audit_bars import (
+    audit_bars_figure,
+    audit_display_table,
+    length_drilldown,
+    published_vs_computed,
+)
+from ui.cache import label_audit as ac
 
 #: Why length_only can score below 50% while "longer is better" holds on many items.
 LENGTH_ONLY_NOTE = (

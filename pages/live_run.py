@@ -8,7 +8,7 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.judging.local_providers import LOCAL_EVALUATORS, LOCAL_JUDGES
-from ui import live_run_cache as lrc
+from ui.cache import live_run as lrc
 
 ITEM_SOURCES = ("mini testbed", "benchmark folder or table (path)", "upload")
 st.title("Live run")

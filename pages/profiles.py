@@ -3,12 +3,12 @@
 import streamlit as st
 
 from cap_core.errors import CAPInputError
-from cap_core.weights import METHOD_NORMAL
+from cap_core.profile.weights import METHOD_NORMAL
 from components.labels import short_label
 from components.radar import RADAR_SCALE, radar_figure
 from components.score_bars import score_bars_figure
+from ui.cache.profiles import profiles_view
 from ui.sidebar import data_location, get_selection
-from ui.views import profiles_view
 
 sel = get_selection()
 st.title("Profiles")

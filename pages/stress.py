@@ -3,9 +3,9 @@
 import streamlit as st
 
 from cap_core.errors import CAPInputError
-from cap_core.profile_views import list_views
-from components.analyses_stress import stress_heatmap, stress_mean_bars
-from ui import analyses_cache as ac
+from cap_core.profile.selection import list_views
+from components.stress_heatmap import stress_heatmap, stress_mean_bars
+from ui.cache import analyses as ac
 from ui.display import round_points
 from ui.sidebar import get_selection
 

@@ -2,8 +2,8 @@
 
 Sources: Validity Table 6 and Fig. 6 (per-intervention sensitivity at matched
 invariance), Table 3/4 and Protocol 1 (direction annotation, slot exclusion below an
-agreement bar of 0.75). Core logic lives in :mod:`cap_core.validity_slots` and
-:mod:`cap_core.annotation`; this module only caches and draws.
+agreement bar of 0.75). Core logic lives in :mod:`cap_core.validity.slots` and
+:mod:`cap_core.validity.annotation`; this module only caches and draws.
 """
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from cap_core.annotation import DEFAULT_MIN_AGREEMENT
 from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes
-from components.frontier_slots import slot_bars_figure
+from cap_core.validity.annotation import DEFAULT_MIN_AGREEMENT
+from components.slot_bars import slot_bars_figure
 
 N_RESAMPLES = 1000
 
 
 @st.cache_data(max_entries=8, show_spinner="Sensitivity per slot (bootstrap over base items)…")
 def slot_table(key: str, taus: tuple[tuple[str, float], ...], _grades: pl.DataFrame) -> pl.DataFrame:
-    """:func:`cap_core.validity_slots.slot_sensitivity` at the given thresholds."""
-    from cap_core.validity_slots import slot_sensitivity
+    """:func:`cap_core.validity.slots.slot_sensitivity` at the given thresholds."""
+    from cap_core.validity.slots import slot_sensitivity
 
     return slot_sensitivity(_grades, dict(taus), n_resamples=N_RESAMPLES, seed=0)
 
@@ -30,7 +30,7 @@ def slot_table(key: str, taus: tuple[tuple[str, float], ...], _grades: pl.DataFr
 @st.cache_data(max_entries=1)
 def published_slots() -> pl.DataFrame:
     """Validity Tables 6 and 4 as shipped in data/published."""
-    from cap_core.validity_slots import published_slot_table
+    from cap_core.validity.slots import published_slot_table
 
     return published_slot_table()
 
@@ -39,8 +39,8 @@ def published_slots() -> pl.DataFrame:
 def annotated(name: str, data: bytes, min_agreement: float, _probes: pl.DataFrame, probes_key: str
               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(kept probes, per-slot report, per-probe status) for an uploaded annotation file."""
-    from cap_core.annotation import apply_annotations
     from cap_core.io import read_table
+    from cap_core.validity.annotation import apply_annotations
 
     ann, _ = read_table(name, kind="annotations", data=data)
     try:
@@ -105,7 +105,7 @@ def annotation_section(key: str, grades: pl.DataFrame, min_s: float) -> None:
     st.dataframe(status, hide_index=True, key="fr_ann_status")
     st.download_button("Download probe status (CSV)", to_csv_bytes(status), "annotation_status.csv",
                        key="fr_dl_ann")
-    from cap_core.frontier import operating_point, sweep
+    from cap_core.validity.frontier import operating_point, sweep
 
     sub = grades.filter(pl.col("probe_id").is_in(kept["probe_id"].to_list()))
     if sub.height == 0 or not (sub["class"] == "T_I").any():

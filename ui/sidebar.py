@@ -14,12 +14,12 @@ import streamlit as st
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
+from cap_core.profile.weights import PRESETS
 from cap_core.schema import CONDITION_IDS, CONDITIONS
-from cap_core.weights import PRESETS
 from components.labels import entry_label, short_label
-from ui import cache
+from ui.cache import loaders as cache
 
-SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/live_run_cache.py
+SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/cache/live_run.py
 CUSTOM = "custom"
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 
@@ -64,7 +64,7 @@ def _load(sel: Selection) -> None:
         sel.ds, sel.fingerprint = cache.default_dataset()
         return
     if sel.source == SOURCES[2]:
-        from ui.live_run_cache import live_run_dataset
+        from ui.cache.live_run import live_run_dataset
 
         sel.ds, sel.fingerprint = live_run_dataset()
         if sel.ds is None:

@@ -1,4 +1,12 @@
-"""Importers that turn public judge outputs or user tables into a :class:`cap_core.Dataset`."""
+"""Importers: every reading of a raw public file or a user table lives here.
+
+``llmbar``, ``judgebench``, ``pandalm``  public judge outputs -> :class:`cap_core.Dataset`
+``generic``       a user's CSV / TSV / JSONL / JSON / Parquet tables
+``default_data``  the build of the embedded ``data/`` folder from the public data folder
+
+May import: the ``cap_core`` root and the domain packages whose derived figures the
+default-data build writes.
+"""
 
 from cap_core.importers.generic import import_table
 from cap_core.importers.judgebench import import_judgebench

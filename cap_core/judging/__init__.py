@@ -11,4 +11,7 @@ package and nothing is fetched. Modules:
 ``prompts``  versioned prompt templates             ``local_providers`` offline judges
 ``run``      items x judges x orders -> judgments   ``augment``   polish / length padding
 ``evaluate`` rationale evaluator (C8)               ``testbed``   the built-in mini testbed
+``run_dir``  the output folder of a run            ``estimate``  cost estimate before a run
+
+May import: the ``cap_core`` root and :mod:`cap_core.profile`.
 """

@@ -17,9 +17,8 @@ costs $0. :func:`register` is idempotent and imports litellm.
 
 from __future__ import annotations
 
-import os
-
 import json
+import os
 import re
 
 __all__ = ["register", "LOCAL_JUDGES", "LOCAL_EVALUATORS", "section", "content_words"]

@@ -39,7 +39,7 @@ from cap_core.judging.parse import parse_verdict
 from cap_core.judging.request import JudgeRequest
 from cap_core.judging.templates import load_template
 
-__all__ = ["RunSpec", "RunResult", "run_judging", "build_requests", "condition_membership"]
+__all__ = ["RunSpec", "RunResult", "run_judging", "build_requests"]
 
 _SWAP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
 
@@ -131,21 +131,6 @@ def build_requests(items: pl.DataFrame, spec: RunSpec) -> list[tuple[dict, str, 
     return out
 
 
-def condition_membership(row: dict, order: str) -> list[str]:
-    """Conditions a call of ``row`` in ``order`` feeds (for the failure table)."""
-    from cap_core.schema import CONTENT_FAILURE_TYPES
-
-    conds, v = [], row.get("variant") or "original"
-    if v in ("plain", "original"):
-        conds += [c for c, ft in CONTENT_FAILURE_TYPES.items() if row.get("failure_type") == ft]
-        conds += ["C5", "C6"] if v == "plain" else []
-    conds += ["C5"] if v == "polished" else ["C6"] if v == "length_padded" else []
-    conds.append("C7")
-    if order == "AB":
-        conds.append("C8")
-    return conds
-
-
 def _call_row(row, judge, order, rec) -> dict:
     parsed = parse_verdict(rec.completion) if rec.status == "ok" else None
     verdict = None
@@ -183,7 +168,7 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     CAPInputError
         Bad spec or items, evaluator among the judges, unwritable directories.
     """
-    from cap_core.judging.run_output import write_run
+    from cap_core.judging.run_dir import write_run
 
     if spec.variants is not None and "variant" in items.columns:
         items = items.filter(pl.col("variant").is_in(list(spec.variants)))

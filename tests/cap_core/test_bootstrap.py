@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from cap_core.bootstrap import benchmark_seed, percentile_interval, resample_counts
-from cap_core.conditions import compute_profile
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
+from cap_core.profile.conditions import compute_profile
 
 
 def _dataset(bench, gold, verdicts, base=None, variant=None):

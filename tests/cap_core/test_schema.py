@@ -7,7 +7,12 @@ import pytest
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.schema import validate_declarations, validate_items, validate_judgments, validate_profile
+from cap_core.schema import (
+    validate_declarations,
+    validate_items,
+    validate_judgments,
+    validate_profile,
+)
 
 
 def items(**over):

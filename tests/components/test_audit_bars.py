@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import polars as pl
 
-from cap_core.audit import AUDIT_SCHEMA, PRED_SCHEMA
-from components.audit_bars import audit_bars_figure, audit_display_table, length_drilldown, published_vs_computed
+from cap_core.audit.surface import AUDIT_SCHEMA, PRED_SCHEMA
+from components.audit_bars import (
+    audit_bars_figure,
+    audit_display_table,
+    length_drilldown,
+    published_vs_computed,
+)
 
 
 def _table() -> pl.DataFrame:

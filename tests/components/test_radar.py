@@ -50,8 +50,8 @@ def test_axes_fixed_in_percent_and_ignores_overall():
 
 # --- real default data: the radar plots the primary metric, not the last row of a condition ---
 
-from cap_core.conditions import compute_profile  # noqa: E402
 from cap_core.dataset import load_dataset  # noqa: E402
+from cap_core.profile.conditions import compute_profile  # noqa: E402
 from components.labels import with_labels  # noqa: E402
 
 GEMMA = "GRM-Gemma-2B-rewardmodel-ft (RM)"

@@ -1,0 +1,161 @@
+"""Hard-empirical subsets and their profiles (CAP App. A.5, Table 3).
+
+CAP's Hard-Empirical subset holds the plain items on which at least one of the
+evaluated judges gave an incorrect verdict in the original A/B order (245 of 2,092).
+Here the same rule runs on any benchmark and any chosen set of *selector* judges:
+
+* candidate items: the reference presentation of each base item (``plain`` variant,
+  else ``original``, else every item);
+* an item is hard when at least one selector judge's ``AB`` verdict is not the gold
+  label (``tie`` and ``unparsed`` count as not correct; a judge without an AB verdict
+  on the item does not vote);
+* the subset keeps every item (all variants) of a hard base item, so paired
+  conditions stay measurable, and is profiled with :func:`compute_profile`; the
+  profile rows get subset ``"hard_empirical"``.
+
+The subset is selected by the errors of the judges being compared, so it favours
+whoever erred least during selection: :data:`HARD_WARNING` says so and must be shown
+next to any result (CAP App. A.5 builds Hard-Constructed for this reason).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.profile.conditions import compute_profile
+
+__all__ = ["HARD_WARNING", "HardSubsetResult", "hard_empirical_items", "hard_empirical_profile"]
+
+HARD_WARNING = (
+    "Selection bias: the hard-empirical subset is chosen by the errors of the judges being compared "
+    "(items at least one selector judge got wrong in the A/B order). Judges that erred less during "
+    "selection look better on it by construction; read differences on it as descriptive, not as a "
+    "fair ranking (CAP App. A.5)."
+)
+SUBSET = "hard_empirical"
+
+
+@dataclass(frozen=True)
+class HardSubsetResult:
+    """Output of :func:`hard_empirical_profile`.
+
+    Attributes
+    ----------
+    profile : polars.DataFrame
+        PROFILE_SCHEMA rows (percent) with subset ``"hard_empirical"``.
+    replicates : numpy.ndarray
+        Shape ``(n_resamples, profile.height)``, percent.
+    items : polars.DataFrame
+        The hard candidate items (``item_id``, ``base_item_id``, ``n_wrong`` Int64:
+        selector judges wrong on it).
+    n_candidates : int
+        Candidate (reference-presentation) items of the benchmark.
+    selectors : tuple of str
+        The judges whose errors chose the subset.
+    warning : str
+        :data:`HARD_WARNING`.
+    """
+
+    profile: pl.DataFrame
+    replicates: np.ndarray
+    items: pl.DataFrame
+    n_candidates: int
+    selectors: tuple[str, ...]
+    warning: str = HARD_WARNING
+
+
+def _hard_iv(ds, benchmark, selectors):
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("a Dataset is needed", argument="ds", expected="cap_core.dataset.Dataset",
+                            got=type(ds).__name__)
+    if benchmark not in ds.benchmarks:
+        raise CAPInputError("unknown benchmark", argument="benchmark", got=benchmark,
+                            expected="one of " + ", ".join(ds.benchmarks))
+    if isinstance(selectors, str) or not selectors or not all(isinstance(j, str) for j in selectors):
+        raise CAPInputError("pick at least one judge whose errors select the subset", argument="selectors",
+                            expected="a non-empty list of judge names", got=selectors)
+    have = sorted(ds.judgments.filter(pl.col("benchmark") == benchmark).get_column("judge").unique().to_list())
+    unknown = [j for j in selectors if j not in have]
+    if unknown:
+        raise CAPInputError(f"judge has no verdicts on {benchmark}", argument="selectors", got=unknown[0],
+                            expected="one of " + ", ".join(have))
+    return list(dict.fromkeys(selectors))
+
+
+def hard_empirical_items(ds: Dataset, benchmark: str, selectors: list[str]) -> tuple[pl.DataFrame, int]:
+    """Candidate items some selector judge got wrong in the A/B order.
+
+    Returns
+    -------
+    (polars.DataFrame, int)
+        Hard items (``item_id``, ``base_item_id``, ``n_wrong`` Int64) and the number
+        of candidate items.
+
+    Raises
+    ------
+    CAPInputError
+        Unknown benchmark or judge; no selector judge has an AB verdict.
+    """
+    selectors = _hard_iv(ds, benchmark, selectors)
+    items = ds.items.filter(pl.col("benchmark") == benchmark)
+    variants = set(items.get_column("variant").to_list())
+    ref = next((v for v in ("plain", "original") if v in variants), None)
+    cand = items if ref is None else items.filter(pl.col("variant") == ref)
+    ab = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("order") == "AB")
+                             & pl.col("judge").is_in(selectors))
+    if ab.height == 0:
+        raise CAPInputError(f"no A/B-order verdict of the chosen judges on {benchmark}", column="order",
+                            expected="judgments with order AB", got=selectors,
+                            fix="pick judges run in the original order")
+    wrong = ab.join(cand.select("item_id", "base_item_id", "gold"), on="item_id").group_by(
+        "item_id", "base_item_id").agg((pl.col("verdict") != pl.col("gold")).sum().cast(pl.Int64).alias("n_wrong"))
+    return wrong.filter(pl.col("n_wrong") > 0).sort("item_id"), cand.height
+
+
+def hard_empirical_profile(ds: Dataset, benchmark: str, selectors: list[str], *, judges: list[str] | None = None,
+                           n_resamples: int = 1000, seed: int = 0) -> HardSubsetResult:
+    """Profile every judge (or ``judges``) on the hard-empirical subset of ``benchmark``.
+
+    Parameters
+    ----------
+    ds : Dataset
+    benchmark : str
+    selectors : list of str
+        Judges whose A/B errors choose the subset (CAP: the seven evaluated judges).
+    judges : list of str, optional
+        Judges to profile (default: every judge on the benchmark).
+    n_resamples, seed : int
+        Bootstrap settings for :func:`compute_profile`.
+
+    Returns
+    -------
+    HardSubsetResult
+
+    Raises
+    ------
+    CAPInputError
+        See :func:`hard_empirical_items`; no hard item (every selector judge always
+        right), bad bootstrap arguments.
+    """
+    hard, n_cand = hard_empirical_items(ds, benchmark, selectors)
+    if hard.height == 0:
+        raise CAPInputError(f"no hard item on {benchmark}: every chosen judge is right on every A/B verdict",
+                            column="verdict", got=f"{n_cand} candidate items",
+                            fix="add weaker judges to the selectors")
+    bases = hard.get_column("base_item_id").unique().implode()
+    items = ds.items.filter((pl.col("benchmark") == benchmark) & pl.col("base_item_id").is_in(bases))
+    sub = Dataset(items=items,
+                  judgments=ds.judgments.join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"],
+                                              how="semi"),
+                  declarations=ds.declarations.filter(pl.col("benchmark") == benchmark), notices=ds.notices)
+    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark], judges=judges)
+    prof = res.profile.with_columns(
+        pl.when(pl.col("subset") == "all").then(pl.lit(SUBSET)).otherwise(pl.lit(SUBSET + ":") + pl.col("subset"))
+        .alias("subset"))
+    return HardSubsetResult(profile=prof, replicates=res.replicates, items=hard, n_candidates=n_cand,
+                            selectors=tuple(selectors))

@@ -1,0 +1,166 @@
+"""Paired comparison of two judges on the items both scored.
+
+Follows the decision rule of the Jev paper (Rao & Callison-Burch, arXiv:2609.29769,
+§3.5): the accuracy difference between two judges on jointly scored items gets a
+bootstrap interval over units (here: base items); the pair is
+
+* ``separated`` when the 95% interval excludes 0,
+* ``parity`` when the 90% interval lies within ±``margin`` points (default 5),
+* ``inconclusive`` otherwise.
+
+Per CAP condition the difference uses the primary metric (position-averaged
+accuracy for overall and C1-C4, strict both-correct for C5-C7, supported for C8).
+Because :func:`cap_core.profile.conditions.compute_profile` evaluates every judge on the same
+resample of base items, replicate ``r`` of the difference is replicate ``r`` of
+judge A minus replicate ``r`` of judge B: a paired bootstrap. All values in points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cap_core.bootstrap import check_bootstrap_args, percentile_interval
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.profile.conditions import ProfileResult, compute_profile
+
+__all__ = ["jointly_scored", "paired_from_result", "compare_judges", "verdict"]
+
+
+def verdict(ci95: tuple[float, float], ci90: tuple[float, float], margin: float = 5.0) -> str:
+    """Jev §3.5 decision for one difference (points): separated / parity / inconclusive."""
+    lo95, hi95 = ci95
+    lo90, hi90 = ci90
+    if any(v is None or np.isnan(v) for v in (lo95, hi95, lo90, hi90)):
+        return "not testable"
+    if lo95 > 0 or hi95 < 0:
+        return "separated"
+    if -margin <= lo90 and hi90 <= margin:
+        return "parity"
+    return "inconclusive"
+
+
+def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> Dataset:
+    """Restrict a benchmark to the items both judges scored in every order present.
+
+    Returns
+    -------
+    Dataset
+        Items of ``benchmark`` on which each judge has a verdict row (any verdict,
+        including ``tie``/``unparsed``) for every order either judge used; only the
+        two judges' judgments.
+
+    Raises
+    ------
+    CAPInputError
+        Unknown benchmark or judge, the same judge twice, or no jointly scored item.
+    """
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("a Dataset is needed", expected="cap_core.dataset.Dataset", got=type(ds).__name__)
+    if benchmark not in ds.benchmarks:
+        raise CAPInputError("unknown benchmark", column="benchmark", got=benchmark,
+                            expected="one of " + ", ".join(ds.benchmarks))
+    if judge_a == judge_b:
+        raise CAPInputError("a paired comparison needs two different judges", column="judge_b", got=judge_b)
+    jm = ds.judgments.filter(pl.col("benchmark") == benchmark)
+    for j in (judge_a, judge_b):
+        if jm.filter(pl.col("judge") == j).height == 0:
+            raise CAPInputError(f"judge has no verdicts on {benchmark}", column="judge", got=j,
+                                expected="one of " + ", ".join(sorted(jm.get_column("judge").unique())))
+    jm = jm.filter(pl.col("judge").is_in([judge_a, judge_b]))
+    n_orders = jm.get_column("order").n_unique()
+    full = jm.group_by("item_id").agg(pl.struct("judge", "order").n_unique().alias("k"))
+    keep = full.filter(pl.col("k") == 2 * n_orders).get_column("item_id")
+    if keep.len() == 0:
+        raise CAPInputError(f"{judge_a} and {judge_b} share no scored item on {benchmark}", column="item_id",
+                            fix="pick two judges run on the same items")
+    items = ds.items.filter((pl.col("benchmark") == benchmark) & pl.col("item_id").is_in(keep.implode()))
+    # keep variant groups whole: a base item is compared only when all of its items were scored
+    bases = ds.items.filter(pl.col("benchmark") == benchmark).group_by("base_item_id").len().join(
+        items.group_by("base_item_id").len(), on="base_item_id").filter(pl.col("len") == pl.col("len_right"))
+    items = items.filter(pl.col("base_item_id").is_in(bases.get_column("base_item_id").implode()))
+    return Dataset(items=items, judgments=jm.filter(pl.col("item_id").is_in(items.get_column("item_id").implode())),
+                   declarations=ds.declarations.filter(pl.col("benchmark") == benchmark), notices=ds.notices)
+
+
+def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, benchmark: str, subset: str = "all",
+                       margin: float = 5.0) -> pl.DataFrame:
+    """Paired differences A − B per condition from one shared-resample profile.
+
+    Parameters
+    ----------
+    result : ProfileResult
+        Output of :func:`compute_profile` holding both judges on ``benchmark``.
+    judge_a, judge_b : str
+        The two judges.
+    benchmark, subset : str
+        Which rows of the profile to compare.
+    margin : float, default 5.0
+        Parity margin in points.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``condition``, ``metric``, ``value_a``, ``value_b``, ``diff`` (points,
+        A − B), ``ci95_low``, ``ci95_high``, ``ci90_low``, ``ci90_high`` (points),
+        ``n_items`` (Int64, units of judge A), ``verdict`` (separated / parity /
+        inconclusive / not testable). Conditions either judge lacks are left out.
+
+    Raises
+    ------
+    CAPInputError
+        Not a ProfileResult; a judge without rows on the benchmark; a negative margin.
+    """
+    if not isinstance(result, ProfileResult):
+        raise CAPInputError("paired comparison needs a ProfileResult with replicates",
+                            expected="output of compute_profile", got=type(result).__name__,
+                            fix="compute the profile from per-item data (published tables have no replicates)")
+    if not isinstance(margin, (int, float)) or margin < 0:
+        raise CAPInputError("parity margin must be a non-negative number of points", column="margin", got=margin)
+    prof = result.profile.with_row_index("_k").filter(
+        (pl.col("benchmark") == benchmark) & (pl.col("subset") == subset) & pl.col("primary")
+        & pl.col("value").is_not_null())
+    sides = {}
+    for j in (judge_a, judge_b):
+        sides[j] = prof.filter(pl.col("judge") == j).select("condition", "metric", "value", "n_items", "_k")
+        if sides[j].height == 0:
+            raise CAPInputError(f"judge has no profile rows on {benchmark}:{subset}", column="judge", got=j)
+    both = sides[judge_a].join(sides[judge_b], on=["condition", "metric"], suffix="_b")
+    rows = []
+    for r in both.iter_rows(named=True):
+        d = result.replicates[:, r["_k"]] - result.replicates[:, r["_k_b"]]
+        lo95, hi95 = (float(x) for x in percentile_interval(d, 0.95))
+        lo90, hi90 = (float(x) for x in percentile_interval(d, 0.90))
+        rows.append({"condition": r["condition"], "metric": r["metric"], "value_a": r["value"],
+                     "value_b": r["value_b"], "diff": r["value"] - r["value_b"], "ci95_low": lo95,
+                     "ci95_high": hi95, "ci90_low": lo90, "ci90_high": hi90, "n_items": r["n_items"],
+                     "verdict": verdict((lo95, hi95), (lo90, hi90), float(margin))})
+    order = {c: i for i, c in enumerate(["overall", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"])}
+    rows.sort(key=lambda x: order.get(x["condition"], 99))
+    return pl.DataFrame(rows, schema={"condition": pl.String, "metric": pl.String, "value_a": pl.Float64,
+                                      "value_b": pl.Float64, "diff": pl.Float64, "ci95_low": pl.Float64,
+                                      "ci95_high": pl.Float64, "ci90_low": pl.Float64, "ci90_high": pl.Float64,
+                                      "n_items": pl.Int64, "verdict": pl.String})
+
+
+def compare_judges(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, *, n_resamples: int = 1000,
+                   seed: int = 0, margin: float = 5.0) -> pl.DataFrame:
+    """Jointly scored items, shared-resample profile, paired differences (Jev §3.5).
+
+    Parameters and returns as in :func:`jointly_scored` and
+    :func:`paired_from_result`; ``n_resamples``/``seed`` go to
+    :func:`compute_profile`. The frame gains ``judge_a``, ``judge_b``,
+    ``benchmark`` columns in front.
+
+    Raises
+    ------
+    CAPInputError
+        See :func:`jointly_scored`; bad bootstrap arguments.
+    """
+    check_bootstrap_args(n_resamples, seed, 0.95)
+    sub = jointly_scored(ds, judge_a, judge_b, benchmark)
+    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark])
+    out = paired_from_result(res, judge_a, judge_b, benchmark=benchmark, margin=margin)
+    return out.select(pl.lit(judge_a).alias("judge_a"), pl.lit(judge_b).alias("judge_b"),
+                      pl.lit(benchmark).alias("benchmark"), pl.all())

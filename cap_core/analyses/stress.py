@@ -1,0 +1,167 @@
+"""Stress degradation between a base and a stressed benchmark.
+
+CAP §4.3, Table 6 and App. M eq. 3 define, per judge ``j`` and condition ``c``::
+
+    δ_c(j) = CAP_c(j; base) − CAP_c(j; stressed)        (points, percent units)
+
+with JudgeBench as base and JudgeBench-Pro as the stressed benchmark; a positive δ
+means the judge does worse under stress. Table 6 adds each judge's mean over the
+conditions (the "Mean" column) and §4.3 the mean per condition across judges and
+each judge's *dominant degradation channel* (the condition with the largest δ).
+
+Any pair of views of a profile frame can be used. Published tables carry no per-item
+data, so their δ has no interval. With per-item data on both sides,
+:func:`stress_intervals` gives a percentile bootstrap interval: the two benchmarks are
+resampled independently (each has its own seed stream, see
+:func:`cap_core.bootstrap.benchmark_seed`), so replicate ``r`` of δ is replicate ``r``
+of the base cell minus replicate ``r`` of the stressed cell — the bootstrap of a
+difference between two independent samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cap_core.bootstrap import percentile_interval
+from cap_core.errors import CAPInputError
+from cap_core.profile.selection import view_cells
+
+__all__ = ["stress_deltas", "stress_intervals", "stress_summary"]
+
+
+def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions: list[str] | None = None,
+                  sources: list[str] | None = None) -> pl.DataFrame:
+    """δ_c(j) for every judge and condition measured on both views.
+
+    Parameters
+    ----------
+    profile : polars.DataFrame
+        Profile frame (PROFILE_SCHEMA, percent); primary metric per condition.
+    base, stressed : str
+        Views ``"benchmark:subset"`` (or a bare benchmark with one subset).
+    conditions : list of str, optional
+        Restrict to these conditions (default: all C1-C8 present on both).
+    sources : list of str, optional
+        Restrict to these ``source`` values.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``judge``, ``condition``, ``base_value``, ``stressed_value``,
+        ``delta`` (Float64, points = base − stressed), sorted by judge, condition.
+        Cells present on one side only are not rows; they are listed by
+        :func:`stress_summary` in ``unmatched``.
+
+    Raises
+    ------
+    CAPInputError
+        Same view twice, bad view, or no (judge, condition) measured on both.
+    """
+    if base == stressed:
+        raise CAPInputError("base and stressed benchmarks are the same", column="stressed", got=stressed,
+                            fix="pick two different benchmarks")
+    a = view_cells(profile, base, sources=sources)
+    b = view_cells(profile, stressed, sources=sources)
+    if conditions is not None:
+        a = a.filter(pl.col("condition").is_in(list(conditions)))
+        b = b.filter(pl.col("condition").is_in(list(conditions)))
+    joined = a.select("judge", "condition", pl.col("value").alias("base_value")).join(
+        b.select("judge", "condition", pl.col("value").alias("stressed_value")), on=["judge", "condition"])
+    if joined.height == 0:
+        shared = sorted(set(a.get_column("judge")) & set(b.get_column("judge")))
+        raise CAPInputError(
+            f"no judge and condition measured on both {base} and {stressed}", column="judge",
+            got=f"{len(shared)} shared judge(s)", expected="at least one judge with a shared condition",
+            fix="pick two benchmarks run with the same judges and a common condition")
+    return joined.with_columns((pl.col("base_value") - pl.col("stressed_value")).alias("delta")).sort(
+        "judge", "condition")
+
+
+def stress_summary(deltas: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per-judge and per-condition means of δ, and each judge's dominant channel.
+
+    Parameters
+    ----------
+    deltas : polars.DataFrame
+        Output of :func:`stress_deltas`.
+
+    Returns
+    -------
+    per_judge : polars.DataFrame
+        ``judge``, ``mean_delta`` (points; Table 6 "Mean"), ``n_conditions``,
+        ``conditions`` (";"-joined), ``dominant_condition`` (largest δ; ties
+        joined with ";"), ``dominant_delta``.
+    per_condition : polars.DataFrame
+        ``condition``, ``mean_delta`` (points, mean across judges), ``n_judges``,
+        ``largest`` (Boolean, the condition with the largest mean drop).
+
+    Raises
+    ------
+    CAPInputError
+        ``deltas`` lacks the columns of :func:`stress_deltas` or is empty.
+    """
+    if not isinstance(deltas, pl.DataFrame) or not {"judge", "condition", "delta"} <= set(deltas.columns):
+        raise CAPInputError("stress_summary needs the output of stress_deltas", expected="judge, condition, delta",
+                            got=getattr(deltas, "columns", type(deltas).__name__))
+    if deltas.height == 0:
+        raise CAPInputError("no stress deltas to summarise", expected="at least one row", got="0 rows")
+    per_judge = deltas.group_by("judge").agg(
+        pl.col("delta").mean().alias("mean_delta"),
+        pl.len().cast(pl.Int64).alias("n_conditions"),
+        pl.col("condition").sort().str.join(";").alias("conditions"),
+        pl.col("condition").filter(pl.col("delta") == pl.col("delta").max()).sort().str.join(";")
+        .alias("dominant_condition"),
+        pl.col("delta").max().alias("dominant_delta"),
+    ).sort("judge")
+    per_condition = deltas.group_by("condition").agg(
+        pl.col("delta").mean().alias("mean_delta"), pl.len().cast(pl.Int64).alias("n_judges")
+    ).sort("condition")
+    per_condition = per_condition.with_columns((pl.col("mean_delta") == pl.col("mean_delta").max()).alias("largest"))
+    return per_judge, per_condition
+
+
+def stress_intervals(result, base: str, stressed: str, *, level: float | None = None) -> pl.DataFrame:
+    """δ_c(j) with a bootstrap interval, from a computed profile with replicates.
+
+    Parameters
+    ----------
+    result : cap_core.profile.conditions.ProfileResult
+        Profile of both benchmarks computed from per-item data (its ``replicates``
+        hold one column per profile row).
+    base, stressed : str
+        Benchmark ids (subset ``all``), e.g. ``"judgebench"`` and a stressed copy.
+    level : float, optional
+        Confidence level as a fraction; default the profile's own level.
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :func:`stress_deltas` plus ``ci_low``, ``ci_high`` (points) and
+        ``separated`` (Boolean, the interval excludes 0), one row per judge and
+        condition measured on both benchmarks (primary metric).
+
+    Raises
+    ------
+    CAPInputError
+        ``result`` is not a computed profile, the benchmarks are equal or unknown,
+        or no judge and condition is measured on both.
+    """
+    profile = getattr(result, "profile", None)
+    reps = getattr(result, "replicates", None)
+    if not isinstance(profile, pl.DataFrame) or not isinstance(reps, np.ndarray):
+        raise CAPInputError("stress_intervals needs a computed profile with bootstrap replicates",
+                            argument="result", expected="the ProfileResult of compute_profile",
+                            got=type(result).__name__, fix="compute the profile from per-item data first")
+    deltas = stress_deltas(profile, f"{base}:all" if ":" not in base else base,
+                           f"{stressed}:all" if ":" not in stressed else stressed)
+    keyed = profile.with_row_index("_k").filter(pl.col("primary") & (pl.col("subset") == "all"))
+    idx = {(r["benchmark"], r["judge"], r["condition"]): r["_k"] for r in keyed.iter_rows(named=True)}
+    b_name, s_name = base.split(":")[0], stressed.split(":")[0]
+    cols = [reps[:, idx[(b_name, j, c)]] - reps[:, idx[(s_name, j, c)]]
+            for j, c in deltas.select("judge", "condition").iter_rows()]
+    low, high = percentile_interval(np.column_stack(cols), level if level is not None else result.level)
+    low = [None if np.isnan(x) else float(x) for x in low]
+    high = [None if np.isnan(x) else float(x) for x in high]
+    out = deltas.with_columns(pl.Series("ci_low", low, dtype=pl.Float64), pl.Series("ci_high", high, dtype=pl.Float64))
+    return out.with_columns(((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)).fill_null(False).alias("separated"))

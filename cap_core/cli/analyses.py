@@ -1,0 +1,255 @@
+"""CLI verbs for the cross-benchmark analyses: spearman, stress, distance, correct, compare, qc, hard,
+robustness.
+
+``spearman (--profile F | --published) --condition C7 [--view V ...] [--source S ...] [--exact] --out F``
+    Cross-benchmark Spearman ρ (CAP App. F); with ``--across-conditions --view V``
+    the cross-condition ρ on one view (App. G).
+``stress (--profile F | --published | --data DIR) [--base V --stressed V] --out F [--summary-out F]``
+    δ = base − stressed per judge and condition (CAP Table 6); default JudgeBench →
+    JudgeBench-Pro.
+``distance (--profile F | --published) [--view V ...] [--family-map CSV] --out F [--pairs-out F]``
+    Within- vs cross-family L1 distances (CAP Table 17).
+``correct --data DIR --benchmark B [--judge J ...] --out F``
+    App. K bias-corrected accuracy (needs per-item data).
+``compare --data DIR --benchmark B --judge-a J --judge-b J --out F``
+    Paired judge comparison (Jev §3.5; needs per-item data).
+``qc --data DIR [--flag low_quality] [--benchmark B ...] [--judge J ...] --out F``
+    Change per judge and condition when flagged items are excluded (CAP App. A.6, Table 10).
+``hard --data DIR --benchmark B --selector J [--selector J ...] [--judge J ...] --out F``
+    Profiles on the hard-empirical subset chosen by the selectors' A/B errors (CAP App. A.5).
+``robustness (--profile F | --published) --out F [--c8-out F]``
+    Strict vs pure consistency (CAP App. H) and C8 conditional vs unconditional (§4.1).
+
+``--published`` reads ``data/published/cap_profiles.csv`` and adds the JudgeBench-Pro
+cells implied by Table 6 (JB − δ); cells the paper prints twice are resolved by
+:func:`cap_core.profile.combine.combine_profiles` (Table 15 kept over Table 19), so the
+defaults run without ``--source``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import polars as pl
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["register", "VERBS"]
+
+
+def _source_args(p: argparse.ArgumentParser, data: bool = False) -> None:
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--profile", type=Path, help="profile CSV written by `python -m cap_core profile`")
+    g.add_argument("--published", action="store_true", help="use the published CAP tables")
+    if data:
+        g.add_argument("--data", type=Path, help="dataset directory: per-item data, so δ gets a bootstrap CI")
+        p.add_argument("--bootstrap", type=int, default=1000, help="resamples with --data (default 1000)")
+        p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--source", action="append", help="keep only rows of this source (repeatable)")
+    p.add_argument("--out", type=Path, required=True)
+
+
+def register(subparsers) -> None:
+    """Add the analysis verbs to an ``argparse`` subparsers object."""
+    sp = subparsers.add_parser("spearman", help="rank stability across benchmarks or conditions")
+    _source_args(sp)
+    sp.add_argument("--condition", default="C7")
+    sp.add_argument("--view", action="append", help="benchmark or benchmark:subset (repeatable)")
+    sp.add_argument("--across-conditions", action="store_true", help="conditions on one --view instead")
+    sp.add_argument("--exact", action="store_true", help="exact permutation p-values for n <= 9")
+    st = subparsers.add_parser("stress", help="stress degradation between two benchmarks")
+    _source_args(st, data=True)
+    st.add_argument("--base", default="judgebench")
+    st.add_argument("--stressed", default="judgebench_pro")
+    st.add_argument("--summary-out", type=Path, help="per-judge means and dominant channels")
+    ds = subparsers.add_parser("distance", help="within- and cross-family L1 profile distances")
+    _source_args(ds)
+    ds.add_argument("--view", action="append")
+    ds.add_argument("--family-map", type=Path, help="CSV with columns judge, family (overrides name patterns)")
+    ds.add_argument("--pairs-out", type=Path, help="every judge pair")
+    co = subparsers.add_parser("correct", help="App. K bias-corrected accuracy")
+    co.add_argument("--data", type=Path, required=True)
+    co.add_argument("--benchmark", required=True)
+    co.add_argument("--judge", action="append")
+    co.add_argument("--bootstrap", type=int, default=1000)
+    co.add_argument("--seed", type=int, default=0)
+    co.add_argument("--out", type=Path, required=True)
+    cp = subparsers.add_parser("compare", help="paired comparison of two judges")
+    cp.add_argument("--data", type=Path, required=True)
+    cp.add_argument("--benchmark", required=True)
+    cp.add_argument("--judge-a", required=True)
+    cp.add_argument("--judge-b", required=True)
+    cp.add_argument("--bootstrap", type=int, default=1000)
+    cp.add_argument("--seed", type=int, default=0)
+    cp.add_argument("--margin", type=float, default=5.0, help="parity margin in points")
+    cp.add_argument("--out", type=Path, required=True)
+    qc = subparsers.add_parser("qc", help="QC sensitivity: profile change without flagged items")
+    qc.add_argument("--data", type=Path, required=True)
+    qc.add_argument("--flag", default="low_quality")
+    qc.add_argument("--benchmark", action="append")
+    qc.add_argument("--judge", action="append")
+    qc.add_argument("--bootstrap", type=int, default=200)
+    qc.add_argument("--seed", type=int, default=0)
+    qc.add_argument("--out", type=Path, required=True)
+    hd = subparsers.add_parser("hard", help="profiles on the hard-empirical subset")
+    hd.add_argument("--data", type=Path, required=True)
+    hd.add_argument("--benchmark", required=True)
+    hd.add_argument("--selector", action="append", required=True, help="judge whose A/B errors select items")
+    hd.add_argument("--judge", action="append", help="judges to profile (default all)")
+    hd.add_argument("--bootstrap", type=int, default=1000)
+    hd.add_argument("--seed", type=int, default=0)
+    hd.add_argument("--out", type=Path, required=True)
+    rb = subparsers.add_parser("robustness", help="strict vs pure consistency; C8 conditional vs unconditional")
+    _source_args(rb)
+    rb.add_argument("--c8-out", type=Path, help="C8 conditional vs unconditional table")
+    for verb, parser in (("spearman", sp), ("stress", st), ("distance", ds), ("correct", co), ("compare", cp),
+                         ("qc", qc), ("hard", hd), ("robustness", rb)):
+        parser.set_defaults(handler=VERBS[verb])
+
+
+def _profile(args) -> pl.DataFrame:
+    from cap_core.io import read_table
+    from cap_core.schema import validate_profile
+
+    if args.published:
+        from cap_core.profile.combine import combine_profiles
+        from cap_core.profile.published import load_published_profiles
+
+        # one row per cell: cells printed twice (Table 15 and Table 19) keep Table 15
+        return combine_profiles([], load_published_profiles())
+    if not args.profile.is_file():
+        raise CAPInputError("profile file not found", file=str(args.profile),
+                            fix="write one with `python -m cap_core profile ... --out FILE.csv`")
+    frame, _ = read_table(args.profile, kind="profile")
+    return validate_profile(frame, file=args.profile.name)
+
+
+def _write(frame, out: Path) -> None:
+    from cap_core.cli.main import write_csv
+
+    write_csv(frame, out)
+
+
+def _spearman(args) -> str:
+    from cap_core.analyses import rank_stability as rs
+
+    prof = _profile(args)
+    if args.across_conditions:
+        if not args.view or len(args.view) != 1:
+            raise CAPInputError("--across-conditions needs exactly one --view", column="--view", got=args.view)
+        out = rs.cross_condition_spearman(prof, args.view[0], sources=args.source, exact=args.exact)
+        s = rs.redundancy_summary(out)
+        tail = f"; mean |rho| {s['mean_abs_rho']}, {s['n_negative']} negative pair(s)"
+    else:
+        out = rs.cross_benchmark_spearman(prof, args.condition, args.view, sources=args.source, exact=args.exact)
+        tail = ""
+    _write(out, args.out)
+    return f"wrote {out.height} Spearman pairs to {args.out}{tail}"
+
+
+def _stress(args) -> str:
+    from cap_core.analyses.stress import stress_deltas, stress_summary
+
+    if getattr(args, "data", None) is not None:
+        from cap_core.analyses.stress import stress_intervals
+        from cap_core.dataset import load_dataset
+        from cap_core.profile.conditions import compute_profile
+
+        res = compute_profile(load_dataset(args.data), n_resamples=args.bootstrap, seed=args.seed,
+                              benchmarks=[args.base.split(":")[0], args.stressed.split(":")[0]])
+        d = stress_intervals(res, args.base, args.stressed)
+    else:
+        d = stress_deltas(_profile(args), args.base, args.stressed, sources=args.source)
+    _write(d, args.out)
+    if args.summary_out:
+        per_judge, _ = stress_summary(d)
+        _write(per_judge, args.summary_out)
+    return f"wrote {d.height} stress deltas to {args.out}"
+
+
+def _distance(args) -> str:
+    from cap_core.analyses.family_distance import family_l1_summary, pairwise_l1
+    from cap_core.io import read_table
+    from cap_core.profile.selection import list_views
+
+    prof = _profile(args)
+    overrides = None
+    if args.family_map:
+        fm, _ = read_table(args.family_map, kind="family map")
+        if not {"judge", "family"} <= set(fm.columns):
+            raise CAPInputError("family map lacks columns", file=str(args.family_map), expected="judge, family",
+                                got=fm.columns)
+        overrides = dict(fm.select("judge", "family").iter_rows())
+    views = args.view or list_views(prof)
+    pairs = pl.concat([pairwise_l1(prof, v, sources=args.source, overrides=overrides) for v in views])
+    _write(family_l1_summary(pairs), args.out)
+    if args.pairs_out:
+        _write(pairs, args.pairs_out)
+    return f"wrote family distances for {len(views)} view(s) to {args.out}"
+
+
+def _correct(args) -> str:
+    from cap_core.analyses.bias_correction import bias_corrected, position_parameters
+    from cap_core.dataset import load_dataset
+    from cap_core.profile.conditions import compute_profile
+
+    ds = load_dataset(args.data)
+    res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed, benchmarks=[args.benchmark],
+                          judges=args.judge)
+    out = bias_corrected(res, position_parameters(ds, args.benchmark, args.judge), benchmark=args.benchmark,
+                         seed=args.seed)
+    _write(out, args.out)
+    return f"wrote {out.height} corrected cells to {args.out}"
+
+
+def _compare(args) -> str:
+    from cap_core.analyses.judge_comparison import compare_judges
+    from cap_core.dataset import load_dataset
+
+    out = compare_judges(load_dataset(args.data), args.judge_a, args.judge_b, args.benchmark,
+                         n_resamples=args.bootstrap, seed=args.seed, margin=args.margin)
+    _write(out, args.out)
+    return f"wrote {out.height} paired comparisons to {args.out}"
+
+
+def _qc(args) -> str:
+    from cap_core.analyses.qc_sensitivity import qc_sensitivity
+    from cap_core.dataset import load_dataset
+
+    out = qc_sensitivity(load_dataset(args.data), args.flag, benchmarks=args.benchmark, judges=args.judge,
+                         n_resamples=args.bootstrap, seed=args.seed)
+    _write(out, args.out)
+    return f"wrote {out.height} QC changes (points, excluded minus all) to {args.out}"
+
+
+def _hard(args) -> str:
+    from cap_core.analyses.hard_subsets import hard_empirical_profile
+    from cap_core.dataset import load_dataset
+
+    res = hard_empirical_profile(load_dataset(args.data), args.benchmark, args.selector, judges=args.judge,
+                                 n_resamples=args.bootstrap, seed=args.seed)
+    _write(res.profile, args.out)
+    return (f"wrote the hard-empirical profile ({res.items.height} of {res.n_candidates} items) to {args.out}. "
+            f"{res.warning}")
+
+
+def _robustness(args) -> str:
+    from cap_core.analyses.consistency import (
+        c8_conditional_unconditional,
+        strict_vs_consistency,
+    )
+
+    prof = _profile(args)
+    if args.source:
+        prof = prof.filter(pl.col("source").is_in(args.source))
+    out = strict_vs_consistency(prof)
+    _write(out, args.out)
+    if args.c8_out:
+        _write(c8_conditional_unconditional(prof), args.c8_out)
+    return f"wrote {out.height} strict vs consistency rows to {args.out}"
+
+
+#: verb -> handler(args) -> message; merged into the CLI's dispatch table.
+VERBS = {"spearman": _spearman, "stress": _stress, "distance": _distance, "correct": _correct, "compare": _compare,
+         "qc": _qc, "hard": _hard, "robustness": _robustness}

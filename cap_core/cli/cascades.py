@@ -1,0 +1,118 @@
+"""CLI verbs ``cascade``, ``jury`` and ``agreement`` (registered through ``cap_core.cli.main.EXTENSIONS``).
+
+``cascade --data DIR --benchmark B --cheap J --fallback J [--fallback J2] --out curve.csv``
+    τ curve per fallback (accuracy %, deferral %, $ per 1,000 verdicts); the success
+    line gives the oracle τ (optimistic), the cross-fitted gain (mean ± sd over seeded
+    splits) and the paired-bootstrap gain at the oracle τ.
+``jury --data DIR --benchmark B --judge J1 --judge J2 --judge J3 --out jury.csv``
+``agreement --data DIR --benchmark B --judge J ... --out matrix.csv [--cheap J --repeated rep.csv]``
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import polars as pl
+
+from cap_core import config
+
+__all__ = ["register"]
+
+_SHARED = config.REPO_ROOT / ".." / "shared"
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", type=Path, required=True, help="dataset directory")
+    p.add_argument("--benchmark", required=True)
+    p.add_argument("--out", type=Path, required=True, help="CSV file to write")
+
+
+def register(sub) -> None:
+    """Add the three verbs to the CLI's subparsers."""
+    c = sub.add_parser("cascade", help="replay confidence cascades (cheap judge -> fallback)")
+    _common(c)
+    c.add_argument("--cheap", required=True, help="cheap judge (needs confidence or scores)")
+    c.add_argument("--fallback", action="append", required=True, help="fallback judge (repeatable)")
+    c.add_argument("--method", default="auto", help="confidence: auto, recorded, margin, decisive")
+    c.add_argument("--splits", type=int, default=50, help="seeded half splits for cross-fitting")
+    c.add_argument("--bootstrap", type=int, default=1000)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--prices", type=Path, help="price table CSV (default cap_core/cascades/price_table.csv)")
+    c.add_argument("--shared", type=Path, default=_SHARED, help="public data folder for token estimates")
+    c.set_defaults(handler=_cascade)
+    j = sub.add_parser("jury", help="majority jury vs the most accurate single judge")
+    _common(j)
+    j.add_argument("--judge", action="append", required=True, help="juror (repeat, at least 3)")
+    j.add_argument("--bootstrap", type=int, default=1000)
+    j.add_argument("--seed", type=int, default=0)
+    j.set_defaults(handler=_jury)
+    a = sub.add_parser("agreement", help="judge-judge and judge-label agreement (exact, kappa)")
+    _common(a)
+    a.add_argument("--judge", action="append", required=True)
+    a.add_argument("--cheap", help="also count repeats of this judge's errors")
+    a.add_argument("--repeated", type=Path, help="CSV for the repeated-error table (with --cheap)")
+    a.set_defaults(handler=_agreement)
+
+
+def _write(frame: pl.DataFrame, out: Path) -> None:
+    from cap_core.cli.main import write_csv
+
+    write_csv(frame, out)
+
+
+def _cascade(args) -> str:
+    from cap_core.cascades.cascade import (
+        cascade_curve,
+        cascade_data,
+        cross_fit,
+        gain_ci,
+        oracle,
+    )
+    from cap_core.cascades.cost import load_prices
+    from cap_core.dataset import load_dataset
+
+    ds = load_dataset(args.data)
+    prices = load_prices(args.prices)
+    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices,
+                     shared=args.shared)
+    curve = pl.concat([cascade_curve(d, fb).with_columns(pl.lit(fb).alias("fallback")) for fb in d.fallbacks])
+    _write(curve.select("fallback", "tau", "accuracy", "deferral_pct", "usd_per_1000"), args.out)
+    o = oracle(d)
+    cf = cross_fit(d, n_splits=args.splits, seed=args.seed)
+    g = gain_ci(d, o["tau"], o["fallback"], n_resamples=args.bootstrap, seed=args.seed)
+    return (f"wrote {curve.height} curve rows to {args.out}; oracle (optimistic) tau={o['tau']:.3f} via "
+            f"{o['fallback']}: {o['accuracy']:.1f}% ({o['deferral_pct']:.0f}% deferred), gain over {g['best_single']} "
+            f"{g['gain']:+.1f} [{g['ci_low']:+.1f}, {g['ci_high']:+.1f}]; cross-fitted gain "
+            f"{cf['gain'].mean():+.2f} ± {cf['gain'].std():.2f} points over {cf.height} held-out halves")
+
+
+def _jury(args) -> str:
+    from cap_core.cascades.jury import jury_comparison
+    from cap_core.dataset import load_dataset
+
+    t = jury_comparison(load_dataset(args.data), args.benchmark, args.judge, n_resamples=args.bootstrap,
+                        seed=args.seed)
+    _write(t, args.out)
+    r = t.row(t.height - 1, named=True)
+    return (f"wrote {t.height} rows to {args.out}; {r['entry']}: {r['accuracy']:.1f}%, vs best single "
+            f"{r['diff_vs_best']:+.1f} [{r['diff_low']:+.1f}, {r['diff_high']:+.1f}] points")
+
+
+def _agreement(args) -> str:
+    from cap_core.cascades.agreement import agreement_matrix, repeated_errors
+    from cap_core.dataset import load_dataset
+    from cap_core.errors import CAPInputError
+
+    ds = load_dataset(args.data)
+    m = agreement_matrix(ds, args.benchmark, args.judge)
+    _write(m, args.out)
+    msg = f"wrote {m.height} agreement cells to {args.out}"
+    if args.cheap or args.repeated:
+        if not (args.cheap and args.repeated):
+            raise CAPInputError("--cheap and --repeated go together", expected="both or neither",
+                                fix="add --cheap JUDGE --repeated FILE.csv")
+        r = repeated_errors(ds, args.benchmark, args.cheap, args.judge)
+        _write(r, args.repeated)
+        msg += f" and {r.height} repeated-error rows to {args.repeated}"
+    return msg

@@ -1,0 +1,181 @@
+"""Command-line interface: ``python -m cap_core VERB ...``.
+
+Verbs
+-----
+``import llmbar|judgebench|table PATH --out DIR``
+    Read public judge outputs (or a table in the documented schema) and write a
+    dataset directory (items / judgments / declarations Parquet).
+``build-default --shared DIR --out DIR``
+    Rebuild the embedded default data (``data/``) from the public data folder.
+``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] --out FILE.csv``
+    Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV.
+``coverage --data DIR --out FILE.csv``
+    Write the benchmark × condition coverage matrix.
+
+Further verbs come from the modules listed in :data:`EXTENSIONS`; each defines
+``register(subparsers)`` that adds its parsers and sets ``handler=<function(args) -> str>``
+with ``set_defaults``.
+
+Exit codes: 0 success, 2 bad input (a one-line message on stderr naming the file,
+row, column, what was expected and how to fix it), 1 unexpected failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+
+from cap_core.errors import CAPInputError
+
+__all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
+
+#: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
+#: one or two replicates and the interval means little.
+MIN_CLI_RESAMPLES = 100
+
+#: Modules adding further verbs (each exposes ``register(subparsers)``).
+EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "cap_core.cli.validity", "cap_core.cli.judge",
+                               "cap_core.cli.analyses")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for all verbs."""
+    p = argparse.ArgumentParser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
+    sub = p.add_subparsers(dest="verb", required=True)
+
+    imp = sub.add_parser("import", help="import judge outputs into a dataset directory")
+    imp.add_argument("kind", choices=["llmbar", "judgebench", "table"])
+    imp.add_argument("path", type=Path, help="LLMBar Dataset folder, JudgeBench folder, or items table")
+    imp.add_argument(
+        "--judgments", type=Path, help="(table) the judgments file; without it PATH holds judgments joined with item columns"
+    )
+    imp.add_argument("--declarations", type=Path, help="(table) optional coverage declarations file")
+    imp.add_argument("--fork", type=Path, help="(judgebench) folder of the rubric-judge fork outputs")
+    imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
+
+    bd = sub.add_parser("build-default", help="rebuild the embedded default data")
+    bd.add_argument("--shared", type=Path, default=Path("../shared"), help="folder holding data/ and published/")
+    bd.add_argument("--out", type=Path, default=Path("data"))
+
+    pr = sub.add_parser("profile", help="compute CAP profiles with bootstrap CIs")
+    pr.add_argument("--data", type=Path, required=True)
+    pr.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable)")
+    pr.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
+    pr.add_argument("--bootstrap", type=int, default=1000, help="number of resamples (default 1000)")
+    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--level", type=float, default=0.95)
+    pr.add_argument("--by-subset", action="store_true", help="also profile each native subset")
+    pr.add_argument("--out", type=Path, required=True)
+
+    cv = sub.add_parser("coverage", help="write the coverage matrix")
+    cv.add_argument("--data", type=Path, required=True)
+    cv.add_argument("--out", type=Path, required=True)
+
+    for verb, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv)):
+        parser.set_defaults(handler=_VERBS[verb])
+    for module in EXTENSIONS:
+        importlib.import_module(module).register(sub)
+    return p
+
+
+def _import(args: argparse.Namespace) -> str:
+    from cap_core import importers
+    from cap_core.dataset import save_dataset
+
+    if args.kind == "llmbar":
+        ds = importers.import_llmbar(args.path)
+    elif args.kind == "judgebench":
+        ds = importers.import_judgebench(args.path, args.fork)
+    else:
+        # without --judgments, PATH is one joined table: judgment rows carrying item columns
+        ds = importers.import_table(args.path, args.judgments, args.declarations)
+    out = save_dataset(ds, args.out)
+    for notice in ds.notices:
+        print(f"notice: {notice}", file=sys.stderr)
+    return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
+
+
+def write_csv(frame, out: Path) -> None:
+    """Write ``frame`` as formula-safe CSV to ``out`` (parent folders created).
+
+    Raises
+    ------
+    CAPInputError
+        The file cannot be written.
+    """
+    from cap_core.export import to_csv_bytes
+
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(to_csv_bytes(frame))
+    except OSError as exc:
+        raise CAPInputError(
+            "cannot write the output file", file=str(out), got=exc.strerror, fix="choose a writable path"
+        ) from None
+
+
+def _profile(args: argparse.Namespace) -> str:
+    from cap_core.dataset import load_dataset
+    from cap_core.profile.conditions import compute_profile
+
+    if args.bootstrap < MIN_CLI_RESAMPLES:
+        raise CAPInputError(
+            "too few bootstrap resamples for a percentile interval",
+            argument="--bootstrap",
+            expected=f"at least {MIN_CLI_RESAMPLES} (1000 recommended, as in CAP)",
+            got=args.bootstrap,
+            fix="pass --bootstrap 1000",
+        )
+    ds = load_dataset(args.data)
+    res = compute_profile(
+        ds,
+        n_resamples=args.bootstrap,
+        seed=args.seed,
+        level=args.level,
+        benchmarks=args.benchmark,
+        judges=args.judge,
+        by_subset=args.by_subset,
+    )
+    write_csv(res.profile, args.out)
+    return f"wrote {res.profile.height} profile rows to {args.out}"
+
+
+def _coverage(args: argparse.Namespace) -> str:
+    from cap_core.dataset import load_dataset
+    from cap_core.profile.coverage import coverage_matrix
+
+    cov = coverage_matrix(load_dataset(args.data))
+    write_csv(cov, args.out)
+    return f"wrote {cov.height} coverage cells to {args.out}"
+
+
+def _build_default(args: argparse.Namespace) -> str:
+    from cap_core.importers.default_data import build_default
+
+    build_default(args.shared, args.out)
+    return f"rebuilt the default data under {args.out}"
+
+
+_VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-default": _build_default}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 unexpected)."""
+    args = build_parser().parse_args(argv)
+    try:
+        print(args.handler(args))
+    except CAPInputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # last resort: a message, not a traceback
+        if os.environ.get("CAP_DEBUG"):
+            raise
+        print(
+            f"unexpected error ({type(exc).__name__}): {exc}. Set CAP_DEBUG=1 to see the traceback.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

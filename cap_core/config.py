@@ -1,0 +1,86 @@
+"""Where CAP Studio keeps its files, and the default bootstrap settings.
+
+One place for every folder the product reads or writes and for the numbers every page
+and verb shares. Environment variables override the folders:
+
+========================  ==============================================  ==========================
+variable                  meaning                                         default
+========================  ==============================================  ==========================
+``CAP_DATA_DIR``          embedded data (``default/``, ``published/``…)   ``<repo>/data``
+``CAP_CACHE_DIR``         the judging cache (one diskcache, JSON values)  ``<repo>/.cache/judging``
+``CAP_RUNS_DIR``          live-run output folders of the dashboard        ``<repo>/.cache/live_runs``
+========================  ==============================================  ==========================
+
+The public data folder (``../shared``) is *not* here: it exists only beside a
+developer's checkout, and only the default-data build (:mod:`cap_core.importers.default_data`)
+and the tests read it.
+
+This module imports nothing of the project, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = [
+    "REPO_ROOT", "data_dir", "default_data_dir", "published_dir", "validity_data_dir", "pandalm_data_dir",
+    "audit_data_dir", "cache_dir", "runs_dir", "N_RESAMPLES", "SEED", "LEVEL", "MAX_RESAMPLES",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: Bootstrap resamples used by every page and verb unless told otherwise (CAP §3.3).
+N_RESAMPLES = 1000
+#: Default seed of every resample stream.
+SEED = 0
+#: Confidence level of every interval (a fraction).
+LEVEL = 0.95
+#: Largest accepted resample count: the replicate matrix of the paper-scale data
+#: (about 400 cells) at this count takes about 3 GB of float64.
+MAX_RESAMPLES = 1_000_000
+
+
+def _env_dir(name: str, default: Path) -> Path:
+    value = os.environ.get(name)
+    return Path(value).expanduser() if value else default
+
+
+def data_dir() -> Path:
+    """The embedded data folder (``$CAP_DATA_DIR`` or ``<repo>/data``)."""
+    return _env_dir("CAP_DATA_DIR", REPO_ROOT / "data")
+
+
+def default_data_dir() -> Path:
+    """The embedded default dataset (LLMBar and JudgeBench verdicts, no texts)."""
+    return data_dir() / "default"
+
+
+def published_dir() -> Path:
+    """Published tables of the three papers, as CSV (see ``data/README.md``)."""
+    return data_dir() / "published"
+
+
+def validity_data_dir() -> Path:
+    """Probe bases, built-in probes and the public gradings mapped onto (S, R)."""
+    return data_dir() / "validity"
+
+
+def pandalm_data_dir() -> Path:
+    """The PandaLM dataset (binary and three-level graded verdicts)."""
+    return data_dir() / "pandalm"
+
+
+def audit_data_dir() -> Path:
+    """Derived audit figures of the public label sets (written by the default-data build)."""
+    return data_dir() / "audit"
+
+
+def cache_dir() -> Path:
+    """The one judging cache of the project (``$CAP_CACHE_DIR`` or ``<repo>/.cache/judging``)."""
+    return _env_dir("CAP_CACHE_DIR", REPO_ROOT / ".cache" / "judging")
+
+
+def runs_dir() -> Path:
+    """Where the dashboard's live runs write their folders (``$CAP_RUNS_DIR``)."""
+    return _env_dir("CAP_RUNS_DIR", REPO_ROOT / ".cache" / "live_runs")

@@ -1,0 +1,292 @@
+"""The eight CAP conditions with shared-resample bootstrap intervals.
+
+Definitions follow CAP (arXiv:2610.09229) §3.1 Table 1 and eq. 1 (each condition is an
+accuracy ``E[I_c(x; j)]`` over its item subset), Appendix D / Table 12 (operators),
+Appendix H / Table 15 (strict vs. pure consistency), Appendix L / Table 20 (sample
+sizes) and §4.1 (conditional and unconditional C8). Rules used throughout:
+
+* Verdicts are in the original response letters (a B/A verdict ``"A"`` means the judge
+  picked the original A). ``tie``, ``unparsed`` and a missing verdict are never
+  correct; the unit stays in the denominator. ``n_excluded`` counts units whose
+  indicator was forced towards 0 by such a verdict; ``n_items`` counts units in the
+  denominator. The items table defines the units: a judge with no verdict on an item
+  of a benchmark it was run on is scored as missing there.
+* Orders: when a benchmark's judgments hold both AB and BA, position-averaged
+  accuracy (pa) averages ``1[v == gold]`` over both; with one order only, that order.
+* overall: pa over all items (all variants) of the benchmark; status ``""``.
+* C1-C4: pa over the items selected by the coverage plan (planted ``failure_type``,
+  else the declared native subset). When a benchmark has several variants only the
+  ``plain`` (else ``original``) items are used (CAP: 523 plain items each).
+* C5/C6 paired: unit = base item with a reference (plain/original) and a polished /
+  length_padded item. Per order, strict = both presentations correct; pure
+  consistency = same verdict in both (``unparsed`` or missing never consistent,
+  ``tie``/``tie`` consistent); unit value = mean over orders; a missing verdict makes
+  the unit not robust. ``stable_but_wrong`` = consistency - strict.
+* C5 LLMBar style (declared ``subset`` selector with a reference subset): ``pa`` on
+  the adversarial subsets (primary), ``natural_pa`` on the reference subset and
+  ``surface_gap`` = natural_pa - pa.
+* C7: unit = item (every variant; CAP n_C7 = 6276). strict = both orders correct;
+  consistency = same verdict in both orders (``unparsed``/missing never consistent,
+  ``tie``/``tie`` consistent); a missing order is not robust and counted excluded.
+* C8: ``supported`` (primary) = share with ``rationale_supported == 1`` among items
+  whose AB verdict is correct AND whose rationale was evaluated; correct items with a
+  null ``rationale_supported`` were not judged and are left out of both numerator and
+  denominator (counted in ``n_excluded``). ``supported_correct`` (unconditional,
+  §4.1) = AB accuracy over all items x ``supported``; when every item was evaluated
+  this equals the share of items both correct and supported.
+* Bootstrap: see :mod:`cap_core.bootstrap`; one resample of base items per benchmark,
+  shared by every judge and condition. Derived metrics (differences, products) are
+  computed replicate by replicate. n=0 gives null value/CI and status
+  ``unavailable``; n=1 gives a CI equal to the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cap_core.bootstrap import (
+    benchmark_seed,
+    check_bootstrap_args,
+    percentile_interval,
+    ratio_replicates,
+    stratified_counts,
+)
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
+from cap_core.profile.units import Cells, add_cells, load_units, prepare
+from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
+
+__all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC"]
+
+#: Headline metric of each condition (LLMBar-style C5 uses ``pa``).
+PRIMARY_METRIC = {"overall": "pa", "C1": "pa", "C2": "pa", "C3": "pa", "C4": "pa",
+                  "C5": "strict", "C6": "strict", "C7": "strict", "C8": "supported"}
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """Output of :func:`compute_profile`.
+
+    Attributes
+    ----------
+    profile : polars.DataFrame
+        :data:`cap_core.schema.PROFILE_SCHEMA`; value/ci in percent.
+    replicates : numpy.ndarray
+        Shape ``(n_resamples, profile.height)``, float64 percent; column ``k`` holds
+        the bootstrap replicates of profile row ``k`` (NaN where the row has none).
+    n_resamples, seed, level
+        The bootstrap settings used.
+    """
+
+    profile: pl.DataFrame
+    replicates: np.ndarray
+    n_resamples: int
+    seed: int
+    level: float
+
+
+def _names_iv(given, allowed: list[str], what: str) -> list[str]:
+    if given is None:
+        return list(allowed)
+    if isinstance(given, str) or not all(isinstance(g, str) for g in given):
+        raise CAPInputError(f"{what} must be a list of names", argument=what, expected="list of str", got=given)
+    unknown = [g for g in given if g not in allowed]
+    if unknown:
+        raise CAPInputError(
+            f"unknown {what[:-1]} name", argument=what, expected="one of " + ", ".join(allowed), got=unknown[0],
+            fix=f"pick {what} present in the dataset",
+        )
+    return [a for a in allowed if a in set(given)]
+
+
+def _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges):
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("compute_profile needs a Dataset", expected="cap_core.dataset.Dataset", got=type(ds).__name__)
+    check_bootstrap_args(n_resamples, seed, level)
+    return _names_iv(benchmarks, ds.benchmarks, "benchmarks"), _names_iv(judges, ds.judges, "judges")
+
+
+_OPS = {
+    "pa": "position-averaged accuracy", "natural_pa": "position-averaged accuracy on the reference subset",
+    "strict": "strict both-correct", "consistency": "pure consistency (same verdict, correctness ignored)",
+    "stable_but_wrong": "stable-but-wrong share (pure consistency - strict)",
+    "surface_gap": "reference-subset pa minus adversarial-subset pa",
+    "supported": "supported rationales among correct, evaluated A/B verdicts",
+    "supported_correct": "unconditional supported-correct rate (A/B accuracy x supported)",
+}
+
+
+def _row_specs(plans, subsets):
+    """(subset, condition, metric, kind, keys) per profile row, in output order."""
+    specs = []
+    for s in subsets:
+        specs.append((s, "overall", "pa", "cell", [("overall", "pa", s)]))
+        if s != "all":
+            specs += _pair_specs(s, "C7") if plans["C7"].kind == "position" else [(s, "C7", "strict", "none", [])]
+            continue
+        for cond in CONDITION_IDS:
+            p = plans[cond]
+            if p.kind == "content":
+                specs.append((s, cond, "pa", "cell", [(cond, "pa", s)]))
+            elif p.kind == "subset_gap":
+                specs += [(s, cond, "pa", "cell", [(cond, "pa", s)]),
+                          (s, cond, "natural_pa", "cell", [(cond, "natural_pa", s)]),
+                          (s, cond, "surface_gap", "diff", [(cond, "natural_pa", s), (cond, "pa", s)])]
+            elif p.kind in ("paired", "position"):
+                specs += _pair_specs(s, cond)
+            elif p.kind == "rationale":
+                specs += [(s, cond, "supported", "cell", [(cond, "supported", s)]),
+                          (s, cond, "supported_correct", "prod", [(cond, "acc", s), (cond, "supported", s)])]
+            else:
+                specs.append((s, cond, PRIMARY_METRIC[cond], "none", []))
+    return specs
+
+
+def _pair_specs(s, cond):
+    return [(s, cond, "strict", "cell", [(cond, "strict", s)]),
+            (s, cond, "consistency", "cell", [(cond, "consistency", s)]),
+            (s, cond, "stable_but_wrong", "diff", [(cond, "consistency", s), (cond, "strict", s)])]
+
+
+def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...], n: int) -> str:
+    if plan is None:
+        over = "over A/B and B/A" if len(orders) == 2 else f"on the {orders[0]} order only"
+        base = f"position-averaged accuracy {over} on all items"
+    else:
+        base = describe_plan(plan, orders)
+    if plan is not None and plan.kind == "none":
+        return base
+    if s != "all":
+        base += f", {s} subset"
+    if metric != PRIMARY_METRIC[cond] or (plan is not None and plan.kind == "subset_gap" and metric != "pa"):
+        base = f"{_OPS[metric]}; {base}"
+    return f"{base} (n={n})"
+
+
+def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], n_resamples: int, seed: int,
+                       by_subset: bool):
+    items_b, coded_b = (p.get((bench,)) for p in prepped)
+    if coded_b is None or coded_b.height == 0:
+        return [], np.zeros((n_resamples, 0))
+    plans = plan_benchmark(ds, bench)
+    extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
+    u, judges, orders = load_units(items_b, coded_b, judges_sel, extra)
+    subsets = ["all"]
+    if by_subset:
+        subsets += sorted(s for s in u.items.get_column("subset").unique().to_list() if s != "all")
+    cells = Cells(len(judges), u.n_base)
+    add_cells(cells, u, plans, orders, subsets, bench)
+    num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
+    counts, perm = stratified_counts(u.n_base, n_resamples, benchmark_seed(seed, bench), u.strata)
+    reps = 100.0 * ratio_replicates(counts, num[perm], den[perm], den_col)
+    rows, cols = [], []
+    nan_col = np.full(n_resamples, np.nan)
+    for j, judge in enumerate(judges):
+        for s, cond, metric, kind, keys in _row_specs(plans, subsets):
+            ks = [cells.idx(k, j) for k in keys]
+            if kind == "none":
+                v, rep, n, ex = np.nan, nan_col, 0, 0
+            elif kind == "cell":
+                v, rep, n, ex = val[ks[0]], reps[:, ks[0]], tot_den[ks[0]], tot_excl[ks[0]]
+            elif kind == "diff":
+                v, rep = val[ks[0]] - val[ks[1]], reps[:, ks[0]] - reps[:, ks[1]]
+                use = ks if metric == "surface_gap" else ks[:1]
+                n, ex = sum(tot_den[k] for k in use), sum(tot_excl[k] for k in use)
+            else:  # prod: accuracy x conditional supported, both in percent
+                v, rep = val[ks[0]] * val[ks[1]] / 100.0, reps[:, ks[0]] * reps[:, ks[1]] / 100.0
+                n, ex = tot_den[ks[0]], tot_excl[ks[0]]
+            if np.isnan(v):
+                rep = nan_col
+            plan = None if cond == "overall" else plans[cond]
+            status = "" if cond == "overall" else plan.status
+            if np.isnan(v):
+                status = "unavailable"
+            rows.append({
+                "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
+                "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
+                "status": status, "operator": _operator(plan, cond, metric, s, orders, int(round(n))),
+                "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
+            })
+            cols.append(rep)
+    return rows, np.column_stack(cols)
+
+
+def compute_profile(
+    ds: Dataset,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    benchmarks: list[str] | None = None,
+    judges: list[str] | None = None,
+    by_subset: bool = False,
+) -> ProfileResult:
+    """CAP profile of every judge on every benchmark, with shared bootstrap CIs.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Validated items, judgments and declarations.
+    n_resamples : int, default 1000
+        Bootstrap resamples (CAP §3.3 uses 1,000).
+    seed : int, default 0
+        Seed; benchmark ``b`` uses ``resample_counts(n_base_b, n_resamples,
+        benchmark_seed(seed, b), strata)`` with its base items sorted by
+        ``base_item_id``, so different benchmarks resample independently.
+    level : float, default 0.95
+        Confidence level, a fraction in (0, 1).
+    benchmarks, judges : list of str, optional
+        Restrict to these names (default: all in ``ds``).
+    by_subset : bool, default False
+        Also emit overall and C7 rows per native ``subset``.
+
+    Returns
+    -------
+    ProfileResult
+        ``profile`` in :data:`PROFILE_SCHEMA` (value/ci_low/ci_high in percent, null
+        when not measurable; ``n_items``/``n_excluded`` Int64) with one row per
+        (judge, benchmark, subset, condition, metric) and exactly one ``primary``
+        row per (judge, benchmark, subset, condition); ``replicates`` of shape
+        ``(n_resamples, profile.height)`` in percent. Conditions the benchmark
+        cannot measure appear as one null row with status ``unavailable``. Judges
+        get rows only on benchmarks where they have judgments. Rules: module doc.
+
+    Raises
+    ------
+    CAPInputError
+        ``ds`` not a Dataset; ``n_resamples`` not a positive integer; ``seed`` not a
+        non-negative integer; ``level`` outside (0, 1); unknown benchmark or judge
+        names (the message lists the allowed ones); several items of one variant
+        under one base item.
+    """
+    benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
+    rows, blocks = [], []
+    prepped = prepare(ds, judge_list)
+    parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
+             for name in ("items", "judgments", "declarations")}
+    for bench in benches:
+        sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
+                        ("items", "judgments", "declarations")))  # one benchmark, already validated
+        r, rep = _benchmark_profile(sub, bench, prepped, judge_list, int(n_resamples), int(seed), bool(by_subset))
+        rows += r
+        blocks.append(rep)
+    reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
+    low, high = percentile_interval(reps, level=float(level), axis=0)
+    for i, row in enumerate(rows):
+        v = row["value"]
+        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
+        if v is None:
+            row["ci_low"] = row["ci_high"] = None
+        elif np.isnan(lo) or row["n_items"] == 1:
+            row["ci_low"] = row["ci_high"] = v
+        else:
+            row["ci_low"], row["ci_high"] = float(lo), float(hi)
+        row["source"] = "computed"
+    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
+    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed), level=float(level))

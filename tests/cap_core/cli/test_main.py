@@ -1,0 +1,144 @@
+"""CLI round trip on a hand-computed fixture, and bad input through the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cap_core.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[3]
+
+ITEMS = "benchmark,item_id,gold,subset\nt,1,A,x\nt,2,B,x\nt,3,A,y\n"
+# Judge J, verdicts already in the original letters:
+#   item 1: AB A (right), BA A (right)        -> pa 1.0, strict 1, consistent
+#   item 2: AB B (right), BA A (wrong)        -> pa 0.5, strict 0, inconsistent
+#   item 3: AB tie, BA unparsed (never right) -> pa 0.0, strict 0, inconsistent
+# overall pa = (1 + 0.5 + 0) / 3 = 50.0 %; C7 strict = 1/3 = 33.33 %;
+# C7 pure consistency = 1/3; n_excluded (overall) = 1 (item 3).
+JUDGMENTS = (
+    "judge,benchmark,item_id,order,verdict\n"
+    "J,t,1,AB,A\nJ,t,1,BA,A\nJ,t,2,AB,B\nJ,t,2,BA,A\nJ,t,3,AB,tie\nJ,t,3,BA,unparsed\n"
+)
+
+
+@pytest.fixture()
+def tables(tmp_path: Path) -> tuple[Path, Path]:
+    items = tmp_path / "items.csv"
+    judgments = tmp_path / "judgments.csv"
+    items.write_text(ITEMS)
+    judgments.write_text(JUDGMENTS)
+    return items, judgments
+
+
+def _cell(profile: pl.DataFrame, condition: str, metric: str) -> pl.DataFrame:
+    return profile.filter(
+        (pl.col("condition") == condition) & (pl.col("metric") == metric) & (pl.col("subset") == "all")
+    )
+
+
+def test_import_profile_coverage_round_trip(tables, tmp_path):
+    items, judgments = tables
+    data = tmp_path / "ds"
+    assert main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)]) == 0
+    assert (data / "items.parquet").exists() and (data / "judgments.parquet").exists()
+
+    out = tmp_path / "profile.csv"
+    assert main(["profile", "--data", str(data), "--bootstrap", "200", "--seed", "1", "--out", str(out)]) == 0
+    prof = pl.read_csv(out)
+    overall = _cell(prof, "overall", "pa")
+    assert overall.height == 1
+    assert overall["value"][0] == pytest.approx(50.0)
+    assert overall["n_items"][0] == 3
+    assert overall["n_excluded"][0] == 1
+    assert overall["ci_low"][0] <= 50.0 <= overall["ci_high"][0]
+    assert _cell(prof, "C7", "strict")["value"][0] == pytest.approx(100 / 3)
+    assert _cell(prof, "C7", "consistency")["value"][0] == pytest.approx(100 / 3)
+
+    cov_out = tmp_path / "coverage.csv"
+    assert main(["coverage", "--data", str(data), "--out", str(cov_out)]) == 0
+    cov = pl.read_csv(cov_out)
+    assert cov.height == 8  # one benchmark x C1..C8
+    status = dict(zip(cov["condition"], cov["status"]))
+    assert status["C7"] == "direct"  # both orders of every item are present
+    assert status["C1"] == "unavailable"  # no failure types, nothing declared
+
+
+def test_same_seed_same_profile(tables, tmp_path):
+    items, judgments = tables
+    data = tmp_path / "ds"
+    main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)])
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    main(["profile", "--data", str(data), "--bootstrap", "300", "--seed", "7", "--out", str(a)])
+    main(["profile", "--data", str(data), "--bootstrap", "300", "--seed", "7", "--out", str(b)])
+    assert a.read_bytes() == b.read_bytes()
+
+
+def _run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cap_core", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_bad_verdict_exits_nonzero_with_location(tables, tmp_path):
+    items, judgments = tables
+    judgments.write_text(JUDGMENTS.replace("J,t,2,BA,A", "J,t,2,BA,maybe"))
+    res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", str(tmp_path / "x"))
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
+    # the fourth data row holds the bad verdict
+    assert "row 4" in res.stderr and "'verdict'" in res.stderr and "maybe" in res.stderr
+    assert "file judgments.csv" in res.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_missing_column_suggests_rename(tables, tmp_path):
+    items, judgments = tables
+    items.write_text(ITEMS.replace("item_id", "itemid"))
+    res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", str(tmp_path / "x"))
+    assert res.returncode == 2
+    assert "rename column 'itemid' to 'item_id'" in res.stderr
+
+
+def test_missing_dataset_dir(tmp_path):
+    res = _run_cli("profile", "--data", str(tmp_path / "nope"), "--out", str(tmp_path / "p.csv"))
+    assert res.returncode == 2
+    assert "dataset directory not found" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_duplicate_judgment_key(tables, tmp_path):
+    items, judgments = tables
+    judgments.write_text(JUDGMENTS + "J,t,1,AB,B\n")
+    res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", str(tmp_path / "x"))
+    assert res.returncode == 2
+    assert "duplicate key" in res.stderr
+
+
+def test_single_joined_table(tmp_path):
+    # the same fixture as above, as one table: every judgment row carries its item's gold
+    gold = {"1": "A", "2": "B", "3": "A"}
+    lines = ["judge,benchmark,item_id,order,verdict,gold"]
+    for row in JUDGMENTS.splitlines()[1:]:
+        lines.append(row + "," + gold[row.split(",")[2]])
+    joined = tmp_path / "joined.csv"
+    joined.write_text("\n".join(lines) + "\n")
+    data = tmp_path / "ds"
+    assert main(["import", "table", str(joined), "--out", str(data)]) == 0
+    out = tmp_path / "p.csv"
+    assert main(["profile", "--data", str(data), "--bootstrap", "200", "--out", str(out)]) == 0
+    assert _cell(pl.read_csv(out), "overall", "pa")["value"][0] == pytest.approx(50.0)
+
+
+def test_too_few_resamples_and_unwritable_out(tables, tmp_path):
+    items, judgments = tables
+    data = tmp_path / "ds"
+    main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)])
+    res = _run_cli("profile", "--data", str(data), "--bootstrap", "1", "--out", str(tmp_path / "p.csv"))
+    assert res.returncode == 2 and "argument `--bootstrap`" in res.stderr
+    res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", "/proc/nowhere")
+    assert res.returncode == 2 and "cannot write the dataset directory" in res.stderr
+    assert "Traceback" not in res.stderr

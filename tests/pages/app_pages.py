@@ -1,0 +1,18 @@
+"""The pages that app.py registers, read from its source (shared by the UI tests)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+APP_PY = Path(__file__).resolve().parents[2] / "app.py"
+
+
+def pages_in_app() -> list[tuple[str, str]]:
+    """``(file, title)`` of every ``st.Page`` call in app.py, in source order."""
+    tree = ast.parse(APP_PY.read_text())
+    calls = [
+        node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page"
+    ]
+    calls.sort(key=lambda n: (n.lineno, n.col_offset))
+    return [(n.args[0].value, next(k.value.value for k in n.keywords if k.arg == "title")) for n in calls]

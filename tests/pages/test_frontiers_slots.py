@@ -1,0 +1,90 @@
+"""Frontiers page: sensitivity per slot and the human direction annotation upload (AppTest)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+# A small graded table (scale 1-5): two base items, judge G. At S >= 0.90 G's matched tau is 1.5
+# (tau 1.5: no control straddles it -> S = 1; c3 3->1 straddles -> R = (0 + 1) / 2 = 0.5).
+GRADED = """judge,base_item_id,probe_id,class,axis,slot,grade_base,grade_probe,scale_min,scale_max
+G,b1,i1,T_I,control,register,4,4,1,5
+G,b1,i4,T_I,control,register,4,2,1,5
+G,b1,i2,T_I,control,length,4,3,1,5
+G,b1,c1,T_C,scope,quantifier_strengthening,4,2,1,5
+G,b1,c2,T_C,strength,hedging_removal,4,4,1,5
+G,b2,i3,T_I,control,register,3,2,1,5
+G,b2,c3,T_C,scope,domain_extension,3,1,1,5
+"""
+# Mean pairwise agreement over 3 annotators (3 pairs): all equal -> 1, two against one -> 1/3.
+#   quantifier_strengthening: c1 -> 1.    domain_extension: c3 -> 1/3.
+#   register: i1 1, i4 1/3, i3 1 -> 7/9 = 0.778.    length: i2 -> 1.
+# Bar 0.75 excludes domain_extension only; bar 0.80 also excludes register.
+LABELS = {"c1": "ccc", "c3": "ccu", "i1": "uuu", "i4": "uuc", "i3": "uuu", "i2": "uuu"}
+ANN = "probe_id,annotator,label\n" + "".join(
+    f"{p},a{k},{'changed' if c == 'c' else 'unchanged'}\n" for p, labels in LABELS.items() for k, c in enumerate(labels))
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/frontiers.py").run()
+    at.radio(key="fr_source").set_value("upload a graded probe table").run()
+    at.file_uploader(key="fr_upload").upload("graded.csv", GRADED.encode(), "text/csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def _frame(at: AppTest, *cols: str, source: str | None = None):
+    """The first dataframe shown with these columns (and this source, when given)."""
+    for d in at.dataframe:
+        v = d.value
+        if set(cols) <= set(v.columns) and (source is None or set(v.get("source", [])) == {source}):
+            return v
+    raise AssertionError(f"no dataframe with {cols}")
+
+
+def _excluded(at: AppTest) -> str:
+    return next(w.value for w in at.warning if w.value.startswith("Excluded slots"))
+
+
+def test_slot_table_at_the_matched_tau_with_published_beside():
+    at = _page()
+    t = _frame(at, "n_judges", "measure")
+    g = t[t["judge"] == "G"].set_index("slot")
+    # at tau 1.5 only c3 (3->1) straddles: domain_extension 1, every other slot 0
+    assert g.loc["domain_extension", "value"] == 1.0 and g.loc["domain_extension", "tau"] == 1.5
+    assert g.loc["register", "value"] == 0.0 and g.loc["register", "measure"] == "flip rate"
+    pub = _frame(at, "human_dir_pct", "R")
+    assert set(pub["source"]) == {"published: Validity Tables 6 and 4"}
+    assert pub.set_index("slot").loc["quantifier_strengthening", "R"] == 0.445  # Validity Table 6
+    names = {tr.get("name") for tr in json.loads(at.get("plotly_chart")[2].proto.spec)["data"]}
+    assert "published: Validity Table 6" in names and "G" in names
+
+
+def test_annotation_upload_and_the_agreement_bar():
+    at = _page()
+    at.file_uploader(key="fr_ann_upload").upload("ann.csv", ANN.encode(), "text/csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    first = _excluded(at)
+    assert "domain_extension" in first and "register" not in first
+    report = _frame(at, "agree", "excluded").set_index("slot")
+    assert round(report.loc["register", "agree"], 3) == 0.778 and report.loc["domain_extension", "agree"] == 1 / 3
+    status = dict(_frame(at, "probe_id", "status")[["probe_id", "status"]].values)
+    assert status["c3"] == "dropped: slot excluded" and status["i4"] == "kept" and len(status) == 6
+    at.slider(key="fr_min_agree").set_value(0.80).run()
+    second = _excluded(at)
+    assert "domain_extension" in second and "register" in second and second != first
+    status = dict(_frame(at, "probe_id", "status")[["probe_id", "status"]].values)
+    assert status["i4"] == "dropped: slot excluded"
+
+
+def test_bad_annotation_label_is_reported():
+    at = _page()
+    at.file_uploader(key="fr_ann_upload").upload("ann.csv", b"probe_id,annotator,label\nc1,a1,maybe\n",
+                                                 "text/csv").run()
+    assert not at.exception
+    msg = at.error[0].value
+    assert "unknown annotation label" in msg and "ann.csv" in msg

@@ -1,0 +1,110 @@
+"""The Label audit page under streamlit's AppTest (quick default: three small LLMBar/EvalBiasBench sets)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[2]
+APP = str(REPO / "app.py")
+
+
+def _open() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("pages/label_audit.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _table(at: AppTest) -> pl.DataFrame:
+    return pl.from_pandas(at.dataframe[0].value)
+
+
+def _longer_wins_csv(n: int = 40) -> bytes:
+    rng = np.random.default_rng(4)
+    lines = ["prompt,response_a,response_b,label"]
+    for i in range(n):
+        la, lb = rng.choice(np.arange(5, 400), size=2, replace=False)
+        lines.append(f"q{i},{'x' * la},{'y' * lb},{'A' if la > lb else 'B'}")
+    return "\n".join(lines).encode()
+
+
+def test_page_renders_quick_audit_with_chart_drilldown_and_published(shared_dir):
+    at = _open()
+    assert not at.error and at.title[0].value == "Label audit"
+    table = _table(at)
+    assert table.height == 3 * 3 * 2  # quick sets x predictors x modes
+    assert set(table["label_set"]) == {"LLMBar Natural", "LLMBar Neighbor", "EvalBiasBench"}
+    # the verdict follows from the shown p-value at alpha = 0.05 (p takes values k / (n_permutations + 1),
+    # none within rounding of 0.05); a score below the null mean leaves at least one null value above it,
+    # so its p is at least 2 / (n_permutations + 1) and it cannot clear
+    below = 0
+    for row in table.iter_rows(named=True):
+        p = float(row["p_value"])
+        assert row["verdict"] == ("recoverable from surface" if p <= 0.05 else "not above its null"), row
+        score = row["accuracy %"] if row["mode"] == "paired" else row["kappa"]
+        null_mean = float(row["null mean – 95th pct."].split(" – ")[0])
+        if score < null_mean:
+            below += 1
+            assert p > 0.05 and row["verdict"] == "not above its null", row
+    assert below >= 1 and table["verdict"].n_unique() == 2  # both branches are exercised on these sets
+    assert len(at.get("plotly_chart")) == 1
+    # drill-down: one row per pair of LLMBar Natural (100 pairs in the raw file, no ties)
+    raw = json.loads((shared_dir / "data/llmbar/Dataset/LLMBar/Natural/dataset.json").read_text())
+    drill = at.dataframe[1].value
+    assert len(drill) == len(raw) == 100
+    right = int(drill["correct"].sum())
+    assert any(f"gets {right} of 100 units right" in c.value for c in at.caption)
+    published = at.dataframe[2].value
+    assert list(published["label_set"]) == ["RewardBench", "RewardBench 2", "RM-Bench", "HelpSteer2",
+                                            "MT-Bench (human)"]
+    assert float(published.loc[0, "paired_accuracy"]) == 62.4  # Validity Table 7
+    assert any("Published" in c.value for c in at.caption)
+
+
+def test_widget_changes_change_the_output():
+    at = _open()
+    caption_paired = [c.value for c in at.caption if "length alone" in c.value][0]
+    at.radio(key="la_mode").set_value("item").run()
+    assert not at.exception
+    caption_item = [c.value for c in at.caption if "length alone" in c.value][0]
+    assert "item mode" in caption_item and "of 200 units" in caption_item and caption_item != caption_paired
+    at.multiselect(key="la_sets").set_value(["LLMBar Manual"]).run()
+    table = _table(at)
+    assert table.height == 6 and set(table["label_set"]) == {"LLMBar Manual"}
+    assert at.button(key="la_full").disabled is False
+
+
+def test_uploaded_longer_wins_set_is_fully_recovered_by_length():
+    at = _open()
+    at.multiselect(key="la_sets").set_value([]).run()
+    at.file_uploader(key="la_upload").upload("mine.csv", _longer_wins_csv(), "text/csv").run()
+    assert not at.exception and not at.error
+    table = _table(at).filter(pl.col("label_set") == "mine.csv")
+    row = table.filter((pl.col("predictor") == "length_only") & (pl.col("mode") == "paired")).row(0, named=True)
+    assert row["accuracy %"] == 100.0 and row["verdict"] == "recoverable from surface"
+
+
+def test_bad_upload_shows_file_row_and_column():
+    at = _open()
+    bad = b"prompt,response_a,response_b,label\nq1,aa,b,A\nq2,c,dd,maybe\n"
+    at.file_uploader(key="la_upload").upload("bad.csv", bad, "text/csv").run()
+    assert not at.exception
+    msg = at.error[0].value
+    assert "label outside the allowed set" in msg and "bad.csv" in msg and "row 2" in msg and "'label'" in msg
+
+
+def test_missing_shared_folder_is_explained_and_upload_still_works(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAP_SHARED_DIR", str(tmp_path / "absent"))
+    at = _open()
+    warning = at.warning[0].value
+    assert "CAP_SHARED_DIR" in warning and str(tmp_path / "absent") in warning
+    assert at.multiselect(key="la_sets").disabled and at.button(key="la_full").disabled
+    assert any("Published" in c.value for c in at.caption)  # Table 7 is embedded, still shown
+    at.file_uploader(key="la_upload").upload("mine.csv", _longer_wins_csv(30), "text/csv").run()
+    assert not at.exception and not at.error
+    assert set(_table(at)["label_set"]) == {"mine.csv"}

@@ -1,0 +1,95 @@
+"""Cached calls into :mod:`cap_core`.
+
+Every cached function takes plain, hashable arguments; a :class:`Dataset` is passed
+as ``_ds`` (not hashed) next to its ``fingerprint``, which is the cache key. Caches are
+bounded by ``max_entries``. Weighting is cheap and depends only on the cached profile,
+so moving a weight slider never recomputes a profile.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import streamlit as st
+
+from cap_core import config
+from cap_core.dataset import Dataset, load_dataset
+
+DEFAULT_DATA = config.default_data_dir()
+N_RESAMPLES = config.N_RESAMPLES
+SEED = config.SEED
+
+
+@st.cache_resource(max_entries=1, show_spinner="Loading the embedded default data…")
+def default_dataset() -> tuple[Dataset, str]:
+    """The embedded default dataset and its fingerprint (never mutated)."""
+    ds = load_dataset(DEFAULT_DATA)
+    return ds, ds.fingerprint()
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the upload…")
+def uploaded_dataset(
+    items_name: str, items_bytes: bytes, judgments_name: str | None = None, judgments_bytes: bytes | None = None,
+    declarations_name: str | None = None, declarations_bytes: bytes | None = None,
+) -> tuple[Dataset, str]:
+    """Import uploaded tables with the generic importer (files are parsed, never unpickled)."""
+    from cap_core.importers import import_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, (name, data) in enumerate(((items_name, items_bytes), (judgments_name, judgments_bytes),
+                                          (declarations_name, declarations_bytes))):
+            if name is None or data is None:
+                paths.append(None)
+                continue
+            p = Path(tmp) / str(i) / Path(name).name
+            p.parent.mkdir()
+            p.write_bytes(data)
+            paths.append(p)
+        ds = import_table(paths[0], paths[1], paths[2])
+    return ds, ds.fingerprint()
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the profile (bootstrap)…")
+def profile(fingerprint: str, _ds: Dataset, benchmark: str) -> tuple[pl.DataFrame, np.ndarray]:
+    """Profile of every judge on one benchmark and its bootstrap replicates."""
+    from cap_core.profile.conditions import compute_profile
+
+    res = compute_profile(_ds, n_resamples=N_RESAMPLES, seed=SEED, benchmarks=[benchmark])
+    return res.profile, res.replicates
+
+
+@st.cache_data(max_entries=8)
+def coverage(fingerprint: str, _ds: Dataset) -> pl.DataFrame:
+    """Computed coverage matrix of the dataset."""
+    from cap_core.profile.coverage import coverage_matrix
+
+    return coverage_matrix(_ds)
+
+
+@st.cache_data(max_entries=1)
+def published_profiles() -> pl.DataFrame:
+    """Published CAP profiles (percent) shipped in data/published."""
+    from cap_core.profile.published import load_published_profiles
+
+    return load_published_profiles()
+
+
+@st.cache_data(max_entries=1)
+def published_coverage() -> pl.DataFrame:
+    """Published CAP Table 2 coverage matrix."""
+    from cap_core.profile.published import load_published_coverage
+
+    return load_published_coverage()
+
+
+@st.cache_data(max_entries=64)
+def weighted(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+             weights: tuple[tuple[str, float], ...], _rows: pl.DataFrame, _reps: np.ndarray) -> pl.DataFrame:
+    """Weighted scores of the selected entries (keyed on the selection and the weights)."""
+    from cap_core.profile.weights import weighted_scores
+
+    return weighted_scores(_rows, _reps, dict(weights), seed=SEED)

@@ -1,0 +1,88 @@
+"""Data behind the Profiles and Export pages, built the same way for both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cap_core.errors import CAPInputError
+from cap_core.profile.weights import WEIGHTED_SCHEMA
+from cap_core.schema import PROFILE_SCHEMA
+from components.labels import with_labels
+from components.tables import profile_table, scores_table
+from ui.cache import loaders as cache
+from ui.sidebar import Selection
+
+_COLS = list(PROFILE_SCHEMA) + ["label"]
+#: Shown in place of the weighted score when every slider is at 0.
+ZERO_WEIGHTS = "All condition weights are zero: move a slider or choose a preset"
+
+
+@dataclass(frozen=True)
+class ProfilesView:
+    """Selected profile rows (labelled), their replicates, weighted scores and display tables.
+
+    ``weights_problem`` is a sentence for the user when no weighted score can be given
+    (all weights zero); ``scores`` and ``score_table`` are then empty, while ``rows``
+    and ``table`` (which do not depend on the weights) are complete.
+    """
+
+    rows: pl.DataFrame
+    replicates: np.ndarray
+    scores: pl.DataFrame
+    table: pl.DataFrame
+    score_table: pl.DataFrame
+    weights_problem: str | None = None
+
+
+def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
+    """Profile rows of the selected entries on the selected benchmark, and matching replicates.
+
+    Published rows get NaN replicate columns (they are drawn from their CIs instead).
+    """
+    wanted = set(sel.labels)
+    parts, reps = [], []
+    if sel.ds is not None and sel.benchmark in sel.ds.benchmarks:
+        prof, rep = cache.profile(sel.fingerprint, sel.ds, sel.benchmark)
+        comp = with_labels(prof).with_row_index("_i").filter(pl.col("label").is_in(wanted))
+        parts.append(comp.select(_COLS))
+        reps.append(rep[:, comp["_i"].to_numpy()])
+    if sel.include_published:
+        pub = with_labels(cache.published_profiles().filter(pl.col("benchmark") == sel.benchmark))
+        pub = pub.filter(pl.col("label").is_in(wanted)).select(_COLS)
+        parts.append(pub)
+        n = reps[0].shape[0] if reps else 1
+        reps.append(np.full((n, pub.height), np.nan))
+    if not parts:
+        return pl.DataFrame(schema={**PROFILE_SCHEMA, "label": pl.String}), np.empty((1, 0))
+    return pl.concat(parts, how="vertical"), np.concatenate(reps, axis=1)
+
+
+def profiles_view(sel: Selection) -> ProfilesView:
+    """Everything the Profiles page draws for ``sel``.
+
+    The profile rows and table never depend on the weights; the weighted scores are
+    left empty, with ``weights_problem`` saying why, when the weights give no score.
+    """
+    rows, reps = selected_rows(sel)
+    table = profile_table(rows)
+    problem = None
+    if not any(w > 0 for w in sel.weights.values()):
+        problem = ZERO_WEIGHTS
+    else:
+        try:
+            scores = cache.weighted(
+                sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
+                tuple(sorted(sel.weights.items())), rows, reps,
+            )
+        except CAPInputError as err:  # not reachable from the sliders; said in words all the same
+            problem = f"No weighted score: {err.problem}"
+    if problem:
+        scores = pl.DataFrame(schema=WEIGHTED_SCHEMA)
+    label_of = rows.select("judge", "subset", "source", "label").unique()
+    scores = scores.join(label_of, on=["judge", "subset", "source"], how="left").sort(
+        "score", descending=True, nulls_last=True
+    )
+    return ProfilesView(rows, reps, scores, table, scores_table(scores), problem)
