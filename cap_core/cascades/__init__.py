@@ -1,4 +1,4 @@
-"""Cost-aware judge choice: cascades, juries, agreement and cost (cascade paper, §3.5, §6).
+"""Cost-aware judge choice: cascades, juries, agreement and cost (Jev paper, §3.5, §6).
 
 ``judge_confidence`` per-item correctness and the judge's own confidence; AUROC of errors
 ``cost``             cost per verdict from recorded dollars or tokens × an editable price table

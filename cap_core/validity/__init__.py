@@ -1,4 +1,4 @@
-"""Construct validity of graded judges: invariance S and sensitivity R (validity paper).
+"""Construct validity of graded judges: invariance S and sensitivity R (Validity paper).
 
 ``sr``               S, R and per-axis R of a judge from its probe grades, with intervals
 ``frontier``         threshold sweep, monotone hull and the matched-invariance point

@@ -1,4 +1,4 @@
-"""Probe sets for the validity profile (validity paper, §4, Fig. 7).
+"""Probe sets for the validity profile (Validity paper, §4, Fig. 7).
 
 ``rules``         deterministic text edits and the marker lexicons the verifier reads
 ``generate``      base claims, the rule-based generator and the probe verifier
