@@ -16,6 +16,11 @@ resample explicit and shared:
 A condition cell is a ratio of sums over units (``sum num / sum den``). With per-base
 item sums in matrices ``num`` and ``den`` of shape ``(n_base, K)``, all replicates of
 all ``K`` cells are ``(W @ num) / (W @ den)``: no Python loop over resamples.
+
+The chain *base-item index -> per-base sums -> replicate ratios* is built here once:
+:func:`base_index` (codes of base ids in sorted order), :func:`per_base_sums` and
+:func:`base_ratios` (both steps plus the counts and the point estimate). The profile,
+cascades, juries and the validity measures (S, R, slots) all use them.
 """
 
 from __future__ import annotations
@@ -23,12 +28,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["resample_counts", "stratified_counts", "percentile_interval", "ratio_replicates", "check_bootstrap_args"]
+__all__ = ["resample_counts", "stratified_counts", "percentile_interval", "ratio_replicates", "check_bootstrap_args",
+           "base_index", "per_base_sums", "base_ratios", "BaseRatios"]
 
 
 def _one_blas_thread():
@@ -232,6 +239,137 @@ def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray,
     out = np.full(top.shape, np.nan)
     np.divide(top, bottom, out=out, where=bottom > 0)
     return out
+
+
+def base_index(ids) -> tuple[np.ndarray, int]:
+    """Bootstrap-unit codes of base item ids.
+
+    Parameters
+    ----------
+    ids : array-like, shape (n_units,)
+        The base item id of every unit (strings or integers; a polars Series works).
+
+    Returns
+    -------
+    (codes, n_base) : (numpy.ndarray of int64, int)
+        ``codes[u]`` is the rank of unit ``u``'s id among the distinct ids sorted
+        ascending (for strings: by code point, the order of polars' ``rank("dense")``),
+        so column ``i`` of :func:`resample_counts` always belongs to the same base item,
+        whatever ran before in the process.
+    """
+    arr = ids.to_numpy() if hasattr(ids, "to_numpy") else np.asarray(ids)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    uniq, codes = np.unique(arr, return_inverse=True)
+    return codes.astype(np.int64).reshape(-1), int(uniq.size)
+
+
+def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int) -> np.ndarray:
+    """Sums of per-unit values within each base item.
+
+    Parameters
+    ----------
+    base : numpy.ndarray
+        Shape ``(n_units,)`` codes in ``[0, n_base)`` (from :func:`base_index`).
+    values : numpy.ndarray
+        Shape ``(n_units,)`` or ``(n_units, K)``.
+    n_base : int
+        Number of base items (rows of the result).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_base, K)`` float64 (``K = 1`` for 1-D ``values``); units are added in
+        their order, so sums of halves are exact.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = x[:, None] if x.ndim == 1 else x
+    b = np.asarray(base, dtype=np.int64)
+    k = x.shape[1]
+    flat = (b[:, None] + n_base * np.arange(k, dtype=np.int64)[None, :]).ravel()
+    return np.bincount(flat, weights=x.ravel(), minlength=n_base * k).reshape(k, n_base).T
+
+
+@dataclass(frozen=True)
+class BaseRatios:
+    """Output of :func:`base_ratios`.
+
+    Attributes
+    ----------
+    num, den : numpy.ndarray
+        Shape ``(n_base, K)`` per-base numerators and denominators.
+    point : numpy.ndarray
+        Shape ``(K,)``: ``num.sum(0) / den.sum(0)``, NaN where the denominator is 0.
+    replicates : numpy.ndarray
+        Shape ``(B, K)`` from :func:`ratio_replicates` (NaN where a replicate drew no
+        base item of the cell).
+    n_base : int
+        Number of base items (columns of the counts).
+    """
+
+    num: np.ndarray
+    den: np.ndarray
+    point: np.ndarray
+    replicates: np.ndarray
+    n_base: int
+
+
+def base_ratios(base_ids, num, den=None, *, n_resamples: int, seed: int, within: str = "sum") -> BaseRatios:
+    """Ratio statistics over units, bootstrapped over their base items.
+
+    One call does base index -> per-base sums -> resample counts -> replicate ratios.
+
+    Parameters
+    ----------
+    base_ids : array-like, shape (n_units,)
+        Base item id of every unit (coded by :func:`base_index`).
+    num : array-like, shape (n_units,) or (n_units, K)
+        Per-unit numerators of ``K`` statistics.
+    den : array-like, optional
+        Same shape as ``num`` (or ``(n_units,)``, shared by every column); default 1
+        per unit. A unit with ``den == 0`` is outside that statistic.
+    n_resamples, seed : int
+        Counts from ``resample_counts(n_base, n_resamples, seed)`` (one stratum).
+    within : {"sum", "mean"}
+        ``"sum"``: every unit weighs ``den`` (per-base sums of num and den; the pooled
+        ratio). ``"mean"``: every base item with ``den > 0`` weighs 1 and contributes its
+        own ratio ``sum num / sum den`` (units within one base item weigh by ``den``);
+        Validity §3-§5, eq. 6: items equal, probes equal within an item.
+
+    Returns
+    -------
+    BaseRatios
+        Point estimates and replicates in the units of ``num / den``.
+
+    Raises
+    ------
+    CAPInputError
+        Bad bootstrap arguments, an unknown ``within``, shapes that do not match.
+    """
+    check_bootstrap_args(n_resamples, seed, 0.95)
+    if within not in ("sum", "mean"):
+        raise CAPInputError("unknown weighting within a base item", argument="within", expected="sum or mean",
+                            got=within)
+    codes, n_base = base_index(base_ids)
+    x = np.asarray(num, dtype=np.float64)
+    x = x[:, None] if x.ndim == 1 else x
+    d = np.ones_like(x) if den is None else np.asarray(den, dtype=np.float64)
+    d = d[:, None] if d.ndim == 1 else d
+    if x.ndim != 2 or x.shape[0] != codes.size or d.ndim != 2 or d.shape[0] != x.shape[0] \
+            or d.shape[1] not in (1, x.shape[1]):
+        raise CAPInputError("numerators, denominators and base ids must describe the same units", argument="num",
+                            expected=f"{codes.size} rows", got=f"num {x.shape}, den {np.shape(den)}")
+    d = np.broadcast_to(d, x.shape)
+    top, bottom = per_base_sums(codes, x, n_base), per_base_sums(codes, d, n_base)
+    if within == "mean":
+        has = bottom > 0
+        top = np.divide(top, bottom, out=np.zeros_like(top), where=has)
+        bottom = has.astype(np.float64)
+    tot = bottom.sum(axis=0)
+    point = np.full(tot.shape, np.nan)
+    np.divide(top.sum(axis=0), tot, out=point, where=tot > 0)
+    reps = ratio_replicates(resample_counts(n_base, n_resamples, seed), top, bottom)
+    return BaseRatios(top, bottom, point, reps, n_base)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -215,3 +215,47 @@ def test_benchmark_seeds_are_stable_and_distinct():
     assert benchmark_seed(0, "judgebench") == expect
     assert benchmark_seed(0, "judgebench") != benchmark_seed(0, "judgebench_pro")
     assert benchmark_seed(0, "judgebench") != benchmark_seed(1, "judgebench")
+
+
+def test_base_index_codes_ids_in_sorted_order():
+    from cap_core.bootstrap import base_index
+
+    codes, n = base_index(pl.Series(["b", "a", "c", "a", "b"]))
+    assert (codes.tolist(), n) == ([1, 0, 2, 0, 1], 3)
+    codes, n = base_index(np.array([7, 3, 7]))
+    assert (codes.tolist(), n) == ([1, 0, 1], 2)
+    assert base_index([])[1] == 0
+
+
+def test_base_ratios_match_a_plain_loop_over_the_counts():
+    from cap_core.bootstrap import base_ratios, per_base_sums
+
+    rng = np.random.default_rng(4)
+    ids = rng.choice([f"b{k}" for k in range(12)], size=40)  # several units per base item
+    num = rng.integers(0, 3, size=(40, 2)) / 2.0
+    den = rng.integers(0, 2, size=(40, 2)).astype(float)
+    num = num * den
+    order = sorted(set(ids))
+    sums = per_base_sums(np.array([order.index(i) for i in ids]), num, len(order))
+    for b, name in enumerate(order):
+        assert sums[b].tolist() == pytest.approx(num[ids == name].sum(axis=0).tolist())
+    counts = resample_counts(len(order), 300, 9)
+    weight = lambda r: np.array([counts[r, order.index(i)] for i in ids])  # noqa: E731
+    pooled = base_ratios(ids, num, den, n_resamples=300, seed=9)
+    means = base_ratios(ids, num, den, n_resamples=300, seed=9, within="mean")
+    for r in (0, 1, 150, 299):
+        w = weight(r)
+        for k in range(2):
+            top, bottom = (w * num[:, k]).sum(), (w * den[:, k]).sum()
+            assert pooled.replicates[r, k] == pytest.approx(top / bottom if bottom else np.nan, nan_ok=True)
+            # each drawn base item with den > 0 weighs its count, with its own ratio
+            own = {name: (num[ids == name, k].sum(), den[ids == name, k].sum()) for name in order}
+            tot = sum(counts[r, b] for b, name in enumerate(order) if own[name][1] > 0)
+            val = sum(counts[r, b] * own[name][0] / own[name][1] for b, name in enumerate(order) if own[name][1] > 0)
+            assert means.replicates[r, k] == pytest.approx(val / tot if tot else np.nan, nan_ok=True)
+    assert pooled.point.tolist() == pytest.approx((num.sum(axis=0) / den.sum(axis=0)).tolist())
+    assert base_ratios(ids, num[:, 0], n_resamples=10, seed=0).replicates.shape == (10, 1)
+    with pytest.raises(CAPInputError, match="weighting"):
+        base_ratios(ids, num, within="median", n_resamples=10, seed=0)
+    with pytest.raises(CAPInputError, match="same units"):
+        base_ratios(ids[:5], num, n_resamples=10, seed=0)

@@ -1,0 +1,174 @@
+"""Item-level verdicts: one row per (judge, benchmark, item, order) with correctness flags.
+
+Every analysis that asks "was this verdict correct?" reads the answer from
+:func:`verdict_rows` (or, for a verdict it derives itself, such as a jury's majority,
+from the same rule in :func:`verdict_flags`), so the tie, unparsed and missing rules
+live here and nowhere else.
+
+Rules (CAP Table 1 and eq. 1: each condition is an accuracy ``E[I_c(x; j)]``; CAP
+App. L: exclusions):
+
+* Verdicts are stored in the letters of the **original** presentation (see
+  :mod:`cap_core.schema`): when the judge saw the responses swapped (order ``BA``) and
+  preferred the response originally labelled A, the stored verdict is ``A``. The
+  importers de-swap when they read a raw file (e.g. JudgeBench's second-order decision);
+  nothing downstream flips letters again, so ``verdict`` here is already de-swapped.
+* ``correct``: the verdict equals the gold letter (``A`` or ``B``).
+* ``tie`` and ``unparsed`` verdicts, and a **missing** verdict (the judge has no
+  judgment row for an (item, order) it should have), are never correct. CAP counts
+  such units in ``n_excluded`` (:mod:`cap_core.profile.conditions`); ``excluded`` is
+  that flag.
+* Which (item, order) cells a judge should have: on each benchmark, every item of the
+  benchmark in every order that occurs in the judgments of the requested judges there,
+  for every requested judge with at least one judgment on that benchmark. So with
+  ``judges=[j]`` a judge is held to its own orders only; with several judges, a judge
+  lacking an order the others used is missing there (the profile's rule).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+
+__all__ = ["verdict_rows", "verdict_flags", "VERDICT_ROWS_SCHEMA", "FLAGS"]
+
+#: The Boolean flag columns of :func:`verdict_rows`, in order.
+FLAGS: tuple[str, ...] = ("correct", "tie", "unparsed", "missing", "excluded")
+
+#: Columns and dtypes of :func:`verdict_rows` (before any ``carry`` columns).
+VERDICT_ROWS_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String,
+    "benchmark": pl.String,
+    "item_id": pl.String,
+    "base_item_id": pl.String,
+    "order": pl.String,
+    "verdict": pl.String,
+    "gold": pl.String,
+    **{f: pl.Boolean for f in FLAGS},
+}
+
+_KEYS = ["judge", "benchmark", "item_id", "order"]
+
+
+def verdict_flags(verdict: str | pl.Expr = "verdict", gold: str | pl.Expr = "gold") -> list[pl.Expr]:
+    """The correctness rule as polars expressions, named as in :data:`FLAGS`.
+
+    Parameters
+    ----------
+    verdict, gold : str or polars.Expr
+        The verdict (``A`` / ``B`` / ``tie`` / ``unparsed``, null = missing, in the
+        original letters) and the gold letter (``A`` / ``B``).
+
+    Returns
+    -------
+    list of polars.Expr
+        Boolean, never null: ``correct`` (verdict == gold), ``tie``, ``unparsed``
+        (any verdict other than A, B or tie), ``missing`` (null verdict), ``excluded``
+        (tie, unparsed or missing: never correct, CAP App. L ``n_excluded``).
+    """
+    v = pl.col(verdict) if isinstance(verdict, str) else verdict
+    g = pl.col(gold) if isinstance(gold, str) else gold
+    missing = v.is_null()
+    tie = (v == "tie").fill_null(False)
+    decisive = v.is_in(["A", "B"]).fill_null(False)
+    return [
+        (decisive & (v == g)).fill_null(False).alias("correct"),
+        tie.alias("tie"),
+        (~missing & ~decisive & ~tie).alias("unparsed"),
+        missing.alias("missing"),
+        (~decisive).alias("excluded"),
+    ]
+
+
+def _names(given, allowed: list[str], what: str) -> list[str] | None:
+    if given is None:
+        return None
+    if isinstance(given, str) or not all(isinstance(g, str) for g in given):
+        raise CAPInputError(f"{what} must be a list of names", argument=what, expected="a list of str", got=given)
+    unknown = [g for g in given if g not in allowed]
+    if unknown:
+        raise CAPInputError(f"unknown {what[:-1]} name", argument=what, got=unknown[0],
+                            expected="one of " + ", ".join(allowed), fix=f"pick {what} present in the dataset")
+    return list(dict.fromkeys(given))
+
+
+def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: list[str] | None = None,
+                 carry: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Every verdict a judge gave or should have given, with its correctness flags.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Validated items and judgments.
+    benchmarks, judges : list of str, optional
+        Restrict to these names (default: all in ``ds``). The judges chosen decide which
+        orders are expected (module notes).
+    carry : tuple of str
+        Further judgment columns to carry along (e.g. ``"rationale_supported"``,
+        ``"confidence"``); null on missing rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`VERDICT_ROWS_SCHEMA` plus ``carry``: one row per (judge, benchmark,
+        item_id, order) expected by the module rule, sorted by benchmark, judge,
+        item_id, order. ``verdict`` (String, de-swapped, null when missing), ``gold``
+        (String A/B), ``base_item_id`` (String) from the items table; the Boolean flags
+        ``correct``, ``tie``, ``unparsed``, ``missing``, ``excluded`` of
+        :func:`verdict_flags` (exactly one of correct / tie / unparsed / missing / a
+        wrong A-B letter holds on each row).
+
+    Raises
+    ------
+    CAPInputError
+        ``ds`` not a Dataset; unknown benchmark or judge names; a ``carry`` column that
+        is not a judgments column.
+    """
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("verdict_rows needs a Dataset", argument="ds", expected="cap_core.dataset.Dataset",
+                            got=type(ds).__name__, fix="load one with cap_core.load_dataset")
+    benches = _names(benchmarks, ds.benchmarks, "benchmarks")
+    judge_list = _names(judges, ds.judges, "judges")
+    carry = tuple(dict.fromkeys(carry))
+    bad = [c for c in carry if c not in ds.judgments.columns or c in _KEYS or c == "verdict"]
+    if bad:
+        raise CAPInputError("cannot carry this column", argument="carry", got=bad[0],
+                            expected="a judgments column other than judge, benchmark, item_id, order, verdict")
+    items = ds.items.select("benchmark", "item_id", "base_item_id", "gold")
+    jm = ds.judgments.select(*_KEYS, "verdict", *carry)
+    if benches is not None:
+        items = items.filter(pl.col("benchmark").is_in(benches))
+        jm = jm.filter(pl.col("benchmark").is_in(benches))
+    if judge_list is not None:
+        jm = jm.filter(pl.col("judge").is_in(judge_list))
+    items = items.sort("benchmark", "item_id")
+    # each judgment's item as a position among the sorted items (every judgment has an item: schema)
+    keyed = jm.select("benchmark", "item_id", "judge", "order").with_row_index("_src").join(
+        items.select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_pos")),
+        on=["benchmark", "item_id"], how="inner")
+    item_bench = items.get_column("benchmark")
+    judge_col, order_col, item_pos, src = [], [], [], []
+    # the grid of one benchmark: judges (sorted) x its items (sorted) x orders (sorted), row-major
+    for (bench,), rows in sorted(keyed.partition_by("benchmark", as_dict=True).items()):
+        js = sorted(rows.get_column("judge").unique().to_list())
+        os_ = sorted(rows.get_column("order").unique().to_list())
+        first = int(item_bench.search_sorted(bench, side="left"))
+        n_i, n_j, n_o = int(item_bench.search_sorted(bench, side="right")) - first, len(js), len(os_)
+        jr = rows.get_column("judge").replace_strict(js, list(range(n_j)), return_dtype=pl.Int64).to_numpy()
+        orr = rows.get_column("order").replace_strict(os_, list(range(n_o)), return_dtype=pl.Int64).to_numpy()
+        cell = np.full(n_j * n_i * n_o, -1, dtype=np.int64)
+        cell[(jr * n_i + rows.get_column("_pos").to_numpy() - first) * n_o + orr] = rows.get_column("_src").to_numpy()
+        src.append(cell)
+        judge_col.append(pl.Series(js, dtype=pl.String).gather(np.repeat(np.arange(n_j), n_i * n_o)))
+        order_col.append(pl.Series(os_, dtype=pl.String).gather(np.tile(np.arange(n_o), n_j * n_i)))
+        item_pos.append(first + np.tile(np.repeat(np.arange(n_i), n_o), n_j))
+    if not src:
+        return pl.DataFrame(schema={**VERDICT_ROWS_SCHEMA, **{c: ds.judgments.schema[c] for c in carry}})
+    at_item = items.select(pl.all().gather(np.concatenate(item_pos)))
+    at_row = jm.select(pl.col("verdict", *carry).gather(pl.Series(np.concatenate(src)).replace(-1, None)))
+    out = pl.concat([at_item, at_row, pl.DataFrame([pl.concat(judge_col).alias("judge"),
+                                                    pl.concat(order_col).alias("order")])], how="horizontal")
+    return out.with_columns(verdict_flags()).select(*VERDICT_ROWS_SCHEMA, *carry)
