@@ -10,14 +10,16 @@ sizes) and §4.1 (conditional and unconditional C8). Rules used throughout:
   correct; the unit stays in the denominator. ``n_excluded`` counts units whose
   indicator was forced towards 0 by such a verdict; ``n_items`` counts units in the
   denominator. The items table defines the units: a judge with no verdict on an item
-  of a benchmark it was run on is scored as missing there.
+  of a benchmark it was run on is scored as missing there. These flags (``correct``,
+  ``tie``, ``unparsed``, ``missing``, ``excluded``) are those of
+  :func:`cap_core.verdicts.verdict_rows`, called with the profiled judges.
 * Orders: when a benchmark's judgments hold both AB and BA, position-averaged
   accuracy (pa) averages ``1[v == gold]`` over both; with one order only, that order.
 * overall: pa over all items (all variants) of the benchmark; status ``""``.
 * C1-C4: pa over the items selected by the coverage plan (planted ``failure_type``,
   else the declared native subset). When a benchmark has several variants only the
   ``plain`` (else ``original``) items are used (CAP: 523 plain items each).
-* C5/C6 paired: unit = base item with a reference (plain/original) and a polished /
+* C5/C6 variant pairs: unit = base item with a reference (plain/original) and a polished /
   length_padded item. Per order, strict = both presentations correct; pure
   consistency = same verdict in both (``unparsed`` or missing never consistent,
   ``tie``/``tie`` consistent); unit value = mean over orders; a missing verdict makes

@@ -1,12 +1,13 @@
 """Per-unit arrays behind :func:`cap_core.profile.conditions.compute_profile`.
 
-For one benchmark, a few polars operations turn the items and judgments tables into
-dense numpy arrays (verdict codes of shape ``(n_orders, n_judges, n_items)``, gold
-codes, evaluated rationales, base-item index and bootstrap stratum of every item),
-and item selections (subsets, planted failure types, paired presentations) come
-from one ``select`` over the items table. Every condition cell is then a vectorised
-numpy expression over all judges at once. The rules are documented in
-:mod:`cap_core.profile.conditions`; this module only implements them.
+For one benchmark, the verdict rows of :func:`cap_core.verdicts.verdict_rows` (the one
+place where correct, tie, unparsed and missing are decided) become dense numpy arrays:
+verdict codes and correctness / exclusion flags of shape ``(n_judges, n_items)`` per
+order, evaluated rationales, the base-item index (:func:`cap_core.bootstrap.base_index`)
+and bootstrap stratum of every item. Item selections (subsets, planted failure types,
+variant pairs) come from one ``select`` over the items table. Every condition cell is
+then a vectorised numpy expression over all judges at once. The rules are documented
+in :mod:`cap_core.profile.conditions`; this module only implements them.
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from cap_core.bootstrap import base_index, per_base_sums
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import reference_variant
+from cap_core.verdicts import verdict_rows
 
-#: Verdict codes in the dense arrays (``-1`` = no judgment row).
+#: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
+#: apart (pure consistency: the same verdict twice); correctness comes from the flags.
 A, B, TIE, OTHER, MISSING = 0, 1, 2, 3, -1
 _STRATA_COLUMNS = ("subset", "failure_type", "variant")
 
@@ -29,49 +33,53 @@ _STRATA_COLUMNS = ("subset", "failure_type", "variant")
 class BenchUnits:
     """Dense verdict arrays of one benchmark.
 
-    ``items``: the benchmark's items with ``idx`` (row) and ``base_idx`` (rank of
-    ``base_item_id``); ``v``: order -> int8 codes ``(n_judges, n_items)``; ``gold``:
-    ``(n_items,)`` codes; ``rs``: ``(n_judges, n_items)`` rationale_supported of the
-    first order (-1 when null or missing); ``base``: ``(n_items,)`` base index;
-    ``strata``: ``(n_base,)`` stratum label of every base item.
+    ``items``: the benchmark's items with ``idx`` (row) and ``base_idx`` (base-item
+    code); ``v``: order -> int8 verdict codes ``(n_judges, n_items)``; ``ok``: order ->
+    bool ``correct`` flags and ``bad``: order -> bool ``excluded`` flags (tie, unparsed
+    or missing) of :func:`cap_core.verdicts.verdict_rows`, same shape; ``rs``:
+    ``(n_judges, n_items)`` rationale_supported of the first order (-1 when null or
+    missing); ``base``: ``(n_items,)`` base index; ``strata``: ``(n_base,)`` stratum
+    label of every base item.
     """
 
     items: pl.DataFrame
     v: dict[str, np.ndarray]
-    gold: np.ndarray
+    ok: dict[str, np.ndarray]
+    bad: dict[str, np.ndarray]
     rs: np.ndarray
     base: np.ndarray
     n_base: int
     strata: np.ndarray
 
 
-def _code(col: str) -> pl.Expr:
-    c = pl.col(col)
-    return pl.when(c == "A").then(A).when(c == "B").then(B).when(c == "tie").then(TIE).otherwise(OTHER).cast(pl.Int8)
+def _code() -> pl.Expr:
+    """Verdict code from the flags of :func:`cap_core.verdicts.verdict_rows`."""
+    return (pl.when(pl.col("missing")).then(MISSING).when(pl.col("tie")).then(TIE)
+            .when(pl.col("unparsed")).then(OTHER).when(pl.col("verdict") == "A").then(A).otherwise(B)
+            .cast(pl.Int8))
 
 
 def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
-    """Index items and code judgments of every benchmark in one pass.
+    """Index items and code the verdict rows of every benchmark in one pass.
 
     Returns two dicts keyed by ``(benchmark,)``: items with ``idx`` (row within the
-    benchmark) and ``base_idx`` (dense rank of ``base_item_id`` within the benchmark,
-    so base items are sorted), and coded judgments of the given judges with ``g``
-    (position in ``judges``), ``idx``, ``o`` (0 = AB, 1 = BA), ``code`` (verdict code)
-    and ``rs`` (rationale_supported, -1 when null).
+    benchmark), and the verdict rows of the given judges
+    (:func:`cap_core.verdicts.verdict_rows`, so a missing (item, order) is a row) with
+    ``g`` (position in ``judges``), ``idx``, ``o`` (0 = AB, 1 = BA), ``code`` (verdict
+    code), ``ok`` / ``bad`` (Int8 ``correct`` / ``excluded`` flags) and ``rs``
+    (rationale_supported, -1 when null).
     """
-    items = ds.items.lazy().with_columns(
-        pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
-        (pl.col("base_item_id").rank("dense").over("benchmark") - 1).cast(pl.Int64).alias("base_idx"),
-    )
-    jrs = pl.col("rationale_supported") if "rationale_supported" in ds.judgments.columns else pl.lit(None)
-    coded = (ds.judgments.lazy().filter(pl.col("judge").is_in(judges))
-             .join(items.select("benchmark", "item_id", "idx"), on=["benchmark", "item_id"], how="inner")
+    items = ds.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
+    carry = ("rationale_supported",) if "rationale_supported" in ds.judgments.columns else ()
+    rows = verdict_rows(ds, judges=judges, carry=carry)
+    rs = pl.col("rationale_supported") if carry else pl.lit(None)
+    coded = (rows.join(items.select("benchmark", "item_id", "idx"), on=["benchmark", "item_id"], how="inner")
              .select("benchmark",
                      pl.col("judge").replace_strict(judges, list(range(len(judges))), return_dtype=pl.Int64).alias("g"),
-                     "idx", (pl.col("order") == "BA").cast(pl.Int8).alias("o"), _code("verdict").alias("code"),
-                     jrs.cast(pl.Int8).fill_null(-1).alias("rs")))
-    items_df, coded_df = pl.collect_all([items, coded])
-    return items_df.partition_by("benchmark", as_dict=True), coded_df.partition_by("benchmark", as_dict=True)
+                     "idx", (pl.col("order") == "BA").cast(pl.Int8).alias("o"), _code().alias("code"),
+                     pl.col("correct").cast(pl.Int8).alias("ok"), pl.col("excluded").cast(pl.Int8).alias("bad"),
+                     rs.cast(pl.Int8).fill_null(-1).alias("rs")))
+    return items.partition_by("benchmark", as_dict=True), coded.partition_by("benchmark", as_dict=True)
 
 
 def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
@@ -83,23 +91,28 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     same set of (``subset``, ``failure_type``, ``variant``, ``strata_extra``) values
     over their items share a stratum.
     """
-    g, i, o, code, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "rs"))
+    g, i, o, code, ok_all, bad_all, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "ok", "bad",
+                                                                            "rs"))
     present = np.unique(g)
     j = np.searchsorted(present, g)
     orders = tuple(("AB", "BA")[k] for k in np.unique(o))
     n, nj = items.height, present.size
-    v = {}
+    v, ok, bad = {}, {}, {}
     for k, name in enumerate(("AB", "BA")):
         if name in orders:
             m = o == k
             v[name] = np.full((nj, n), MISSING, dtype=np.int8)
             v[name][j[m], i[m]] = code[m]
+            ok[name] = np.zeros((nj, n), dtype=bool)
+            ok[name][j[m], i[m]] = ok_all[m] == 1
+            bad[name] = np.ones((nj, n), dtype=bool)
+            bad[name][j[m], i[m]] = bad_all[m] == 1
     rs = np.full((nj, n), -1, dtype=np.int8)
     if orders:
         first = o == (0 if orders[0] == "AB" else 1)
         rs[j[first], i[first]] = rs_all[first]
-    base = items["base_idx"].to_numpy()
-    n_base = int(base.max()) + 1 if n else 0
+    base, n_base = base_index(items["base_item_id"])
+    items = items.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
     cols = [c for c in dict.fromkeys(_STRATA_COLUMNS + tuple(strata_extra)) if c in items.columns]
     key = pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in cols], separator="\x1f")
     if n == n_base:  # one item per base item: the item's own key
@@ -108,8 +121,7 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     else:
         strata = (items.group_by("base_idx").agg(key.unique().sort().str.join("\x1e").alias("k"))
                   .sort("base_idx").select(pl.col("k").rank("dense"))).to_series().to_numpy()
-    gold = items.select(_code("gold").alias("g")).to_series().to_numpy()
-    units = BenchUnits(items, v, gold, rs, base, n_base, strata)
+    units = BenchUnits(items, v, ok, bad, rs, base, n_base, strata)
     return units, [judges[x] for x in present], orders
 
 
@@ -126,24 +138,20 @@ class Cells:
         self.num, self.den, self.den_col, self.totals = [], [], [], []
         self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
 
-    def _per_base(self, base: np.ndarray, x: np.ndarray) -> np.ndarray:
-        flat = (np.arange(self.J)[:, None] * self.n_base + base[None, :]).ravel()
-        return np.bincount(flat, weights=x.ravel(), minlength=self.J * self.n_base).reshape(self.J, self.n_base)
-
     def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray) -> None:
         self.types[key] = len(self.types)
         num = num.astype(np.float64)
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
-        self.num.append(self._per_base(base, num).T)
+        self.num.append(per_base_sums(base, num.T, self.n_base))
         start = sum(d.shape[1] for d in self.den)  # first column of the block added below
         if den is None:
-            self.den.append(np.bincount(base, minlength=self.n_base).astype(np.float64)[:, None])
+            self.den.append(per_base_sums(base, np.ones(base.size), self.n_base))
             self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
             den = den.astype(np.float64)
-            self.den.append(self._per_base(base, den).T)
+            self.den.append(per_base_sums(base, den.T, self.n_base))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
         self.totals.append((num.sum(axis=1), tot_den, excl.sum(axis=1).astype(np.float64)))
@@ -161,7 +169,8 @@ class Cells:
         return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tn, td, te
 
 
-def _paired(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Base items holding a reference and a treated presentation: (base index, reference item, treated item)."""
     sides = []
     for vals in (reference, values):
         part = u.items.filter(pl.col("variant").is_in(list(vals))).select("base_idx", "base_item_id", "idx")
@@ -179,8 +188,7 @@ def _paired(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, n
 
 def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench) -> None:
     """Register every measurable cell of one benchmark (rules: conditions module)."""
-    correct = {o: u.v[o] == u.gold[None, :] for o in orders}
-    bad = {o: (u.v[o] < 0) | (u.v[o] > B) for o in orders}
+    correct, bad = u.ok, u.bad  # flags of cap_core.verdicts.verdict_rows
 
     def consistent(a, b):
         return (a == b) & (a >= 0) & (a <= TIE)
@@ -215,7 +223,7 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench) -> Non
                 it = idx[(cond, metric)]
                 cells.add((cond, metric, "all"), u.base[it], pa[:, it], None, pa_bad[:, it])
         elif p.kind == "paired":
-            base, r, t = _paired(u, p.reference, p.values, bench)
+            base, r, t = _variant_pairs(u, p.reference, p.values, bench)
             strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
