@@ -1,7 +1,9 @@
 """Shared errors: repeated wrong answers and judge–judge vs judge–label agreement.
 
 Units are verdicts, one per (item, order) that both compared judges have; verdicts are
-in the original letters, gold is the human/benchmark label.
+in the original letters, gold is the human/benchmark label. Whether a verdict is wrong,
+and a judge's agreement with the label, come from the ``correct`` flag of
+:func:`cap_core.verdicts.verdict_rows` (a tie or unparsed verdict is never correct).
 
 Repeated errors (Jev paper §6.2, App. J): among the cheap judge's wrong verdicts (all
 of them, and those in its top confidence band), the share on which another judge gives
@@ -20,10 +22,37 @@ from sklearn.metrics import cohen_kappa_score
 from cap_core.cascades.judge_confidence import BANDS, item_confidence
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
+from cap_core.verdicts import verdict_rows
 
 __all__ = ["verdict_table", "repeated_errors", "agreement_matrix", "LABEL"]
 
 LABEL = "label (gold)"
+
+
+def _shared_units(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
+    """Verdict rows of ``judges`` on the (item, order) units where every one of them has a verdict.
+
+    Wide, one row per unit sorted by item_id, order: ``item_id``, ``order``, ``gold``, then
+    ``<judge>`` (verdict) and ``<judge>\x1fcorrect`` (Boolean, :func:`cap_core.verdicts.verdict_rows`)
+    per judge.
+    """
+    judges = list(dict.fromkeys(judges))
+    have = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
+    missing = sorted(set(judges) - have)
+    if missing:
+        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
+                            got=missing[0], fix="pick judges listed for this benchmark")
+    rows = verdict_rows(ds, benchmarks=[benchmark], judges=judges)
+    gaps = rows.group_by("item_id", "order").agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap"))
+    kept = rows.join(gaps.select("item_id", "order"), on=["item_id", "order"], how="semi")
+    if kept.height == 0:
+        raise CAPInputError(f"the judges share no verdict unit on {benchmark!r}", column="item_id",
+                            expected="(item, order) pairs judged by every judge", got=", ".join(judges),
+                            fix="choose judges that rated the same items in the same order")
+    wide = kept.pivot(on="judge", index=["item_id", "order", "gold"], values=["verdict", "correct"],
+                      separator="\x1f")
+    return wide.rename({f"verdict\x1f{j}": j for j in judges}
+                       | {f"correct\x1f{j}": f"{j}\x1fcorrect" for j in judges}).sort("item_id", "order")
 
 
 def verdict_table(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
@@ -34,19 +63,8 @@ def verdict_table(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFram
     CAPInputError
         A judge without verdicts on the benchmark, or no unit shared by all of them.
     """
-    j = ds.judgments.filter((pl.col("benchmark") == benchmark) & pl.col("judge").is_in(judges))
-    missing = sorted(set(judges) - set(j["judge"].unique().to_list()))
-    if missing:
-        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
-                            got=missing[0], fix="pick judges listed for this benchmark")
-    wide = j.pivot(on="judge", index=["item_id", "order"], values="verdict").drop_nulls()
-    if wide.height == 0:
-        raise CAPInputError(f"the judges share no verdict unit on {benchmark!r}", column="item_id",
-                            expected="(item, order) pairs judged by every judge", got=", ".join(judges),
-                            fix="choose judges that rated the same items in the same order")
-    gold = ds.items.filter(pl.col("benchmark") == benchmark).select("item_id", "gold")
-    return wide.join(gold, on="item_id").select("item_id", "order", "gold", *dict.fromkeys(judges)).sort(
-        "item_id", "order")
+    w = _shared_units(ds, benchmark, judges)
+    return w.select("item_id", "order", "gold", *dict.fromkeys(judges))
 
 
 def repeated_errors(ds: Dataset, benchmark: str, cheap: str, others: list[str], *, method: str = "auto",
@@ -82,12 +100,12 @@ def repeated_errors(ds: Dataset, benchmark: str, cheap: str, others: list[str], 
         conf = None
     rows = []
     for o in others:
-        w = verdict_table(ds, benchmark, [cheap, o])
+        w = _shared_units(ds, benchmark, [cheap, o])
         if conf is not None:
             w = w.join(conf, on="item_id", how="left")
         cv, ov, gold = w[cheap].to_numpy(), w[o].to_numpy(), w["gold"].to_numpy()
         order = w["order"].to_numpy()
-        wrong = cv != gold
+        wrong = ~w[f"{cheap}\x1fcorrect"].to_numpy()
         # P(other says v | gold, order), from all shared units
         base = np.zeros(w.height)
         for k in np.flatnonzero(wrong):
@@ -126,7 +144,7 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
     for a in names:
         for b in names:
             pair = [x for x in (a, b) if x != LABEL]
-            w = verdict_table(ds, benchmark, pair) if pair else None
+            w = _shared_units(ds, benchmark, pair) if pair else None
             if w is None:
                 continue
             va = w["gold" if a == LABEL else a].to_numpy()
@@ -134,7 +152,9 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
             with np.errstate(divide="ignore", invalid="ignore"):
                 kappa = float(cohen_kappa_score(va, vb)) if len(set(va) | set(vb)) > 1 else float("nan")
             kind = "self" if a == b else ("judge-label" if LABEL in (a, b) else "judge-judge")
-            rows.append({"row": a, "col": b, "n_units": w.height, "agreement": 100 * float(np.mean(va == vb)),
+            # a judge agrees with the label exactly when its verdict is correct (verdict_rows' rule)
+            same = w[f"{pair[0]}\x1fcorrect"].to_numpy() if kind == "judge-label" else va == vb
+            rows.append({"row": a, "col": b, "n_units": w.height, "agreement": 100 * float(np.mean(same)),
                          "kappa": None if np.isnan(kappa) else kappa, "kind": kind})
     return pl.DataFrame(rows, schema={"row": pl.String, "col": pl.String, "n_units": pl.Int64,
                                       "agreement": pl.Float64, "kappa": pl.Float64, "kind": pl.String})

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import percentile_interval, ratio_replicates, resample_counts
+from cap_core.bootstrap import base_index, base_ratios, percentile_interval
 from cap_core.cascades.cost import item_costs, load_prices
 from cap_core.cascades.judge_confidence import item_confidence, item_frame
 from cap_core.dataset import Dataset
@@ -37,7 +37,8 @@ class CascadeData:
 
     ``conf`` cheap judge's confidence in [0, 1]; ``correct`` judge -> correctness
     fraction in [0, 1] (cheap judge first); ``cost`` judge -> dollars per item verdict
-    (NaN without a price); ``base`` int codes of ``base_item_id`` (bootstrap/split unit).
+    (NaN without a price); ``base`` int codes of ``base_item_id`` from
+    :func:`cap_core.bootstrap.base_index` (bootstrap/split unit; ids in sorted order).
     """
 
     cheap: str
@@ -84,12 +85,12 @@ def cascade_data(ds: Dataset, benchmark: str, cheap: str, fallbacks: list[str] |
                             column="item_id", expected="at least one item judged by all of them",
                             got=f"{cheap} vs {', '.join(fbs)}", fix="choose judges that rated the same items")
     frame = frame.sort("item_id")
-    base = frame["base_item_id"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+    base, _ = base_index(frame["base_item_id"])
     cost = {}
     for j, c in costs.items():
         cost[j] = (np.full(frame.height, np.nan) if c is None
                    else frame.select("item_id").join(c, on="item_id", how="left")[j].fill_null(np.nan).to_numpy())
-    return CascadeData(cheap, tuple(fbs), frame["item_id"].to_numpy(), np.unique(base, return_inverse=True)[1],
+    return CascadeData(cheap, tuple(fbs), frame["item_id"].to_numpy(), base,
                        frame["confidence"].to_numpy(), {j: frame[j].to_numpy() for j in dict.fromkeys([cheap, *fbs])},
                        cost)
 
@@ -257,22 +258,22 @@ def cross_fit(d: CascadeData, *, n_splits: int = 50, seed: int = 0) -> pl.DataFr
 
 def gain_ci(d: CascadeData, tau: float, fallback: str | None = None, *, n_resamples: int = 1000, seed: int = 0,
             level: float = 0.95) -> dict:
-    """Cascade minus best single judge (on all shared items), paired bootstrap over base items.
+    """Cascade minus best single judge (on all shared items), bootstrapped over base items.
+
+    Both are scored on the same resample, so replicate ``r`` of the gain is the
+    difference on resample ``r``.
 
     Returns
     -------
     dict
         ``best_single``, ``gain`` (points), ``ci_low``, ``ci_high`` (percentile interval
-        from :func:`cap_core.bootstrap.resample_counts` over base items).
+        of :func:`cap_core.bootstrap.base_ratios` over base items).
     """
     fb = fallback or d.fallbacks[0]
     judges = [d.cheap, *d.fallbacks]
     best = max(judges, key=lambda j: d.correct[j].mean())
     casc = np.where(d.conf >= tau, d.correct[d.cheap], d.correct[fb])
     diff = casc - d.correct[best]
-    nb = int(d.base.max()) + 1
-    num = np.bincount(d.base, weights=diff, minlength=nb)[:, None]
-    den = np.bincount(d.base, minlength=nb).astype(float)[:, None]
-    reps = 100 * ratio_replicates(resample_counts(nb, n_resamples, seed), num, den)[:, 0]
+    reps = 100 * base_ratios(d.base, diff, n_resamples=n_resamples, seed=seed).replicates[:, 0]
     lo, hi = percentile_interval(reps, level)
     return {"best_single": best, "gain": float(100 * diff.mean()), "ci_low": float(lo), "ci_high": float(hi)}

@@ -2,8 +2,9 @@
 
 Unit of accuracy: the **item**. A judge seen in one order is scored on that verdict; a
 judge with both orders (AB and BA) is scored by its position-averaged correctness
-(0, 0.5 or 1 per item; CAP's ``pa``). Ties, unparsed and missing verdicts are never
-correct.
+(0, 0.5 or 1 per item; CAP's ``pa``). Correctness comes from
+:func:`cap_core.verdicts.verdict_rows` (ties, unparsed and missing verdicts are never
+correct), with the judge held to its own orders on the benchmark.
 
 Confidence is put on one scale in [0, 1] so that one threshold τ means the same thing
 for every judge (Jev paper §6.1, App. I use probabilities; reward models give scores):
@@ -26,6 +27,7 @@ from sklearn.metrics import roc_auc_score
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
+from cap_core.verdicts import verdict_rows
 
 __all__ = ["item_frame", "item_confidence", "confidence_auroc", "error_by_band", "METHODS", "BANDS"]
 
@@ -34,16 +36,17 @@ METHODS = ("auto", "recorded", "margin", "decisive")
 BANDS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def _judge_rows(ds: Dataset, benchmark: str, judge: str) -> pl.DataFrame:
+def _judge_rows(ds: Dataset, benchmark: str, judge: str, carry: tuple[str, ...] = ()) -> pl.DataFrame:
+    """The judge's verdict rows on the benchmark (:func:`cap_core.verdicts.verdict_rows`, own orders)."""
     if not isinstance(ds, Dataset):
         raise CAPInputError("expected a Dataset", got=type(ds).__name__, fix="load one with cap_core.load_dataset")
-    rows = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("judge") == judge))
-    if rows.height == 0:
+    has = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("judge") == judge)).height
+    if has == 0:
         known = sorted(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
         raise CAPInputError(f"judge {judge!r} has no verdicts on benchmark {benchmark!r}", column="judge",
                             expected="one of " + ", ".join(known) if known else "a benchmark with judgments",
                             got=judge, fix="pick a judge listed for this benchmark")
-    return rows
+    return verdict_rows(ds, benchmarks=[benchmark], judges=[judge], carry=carry)
 
 
 def item_frame(ds: Dataset, benchmark: str, judge: str) -> pl.DataFrame:
@@ -54,8 +57,9 @@ def item_frame(ds: Dataset, benchmark: str, judge: str) -> pl.DataFrame:
     polars.DataFrame
         One row per item the judge saw: ``item_id``, ``base_item_id``, ``gold`` (A/B),
         ``verdict`` (String, the AB-order verdict, else the BA one), ``correct``
-        (Float64 fraction in [0, 1]: position-averaged over the orders the judge has on
-        this benchmark, a missing order counting as not correct), ``n_orders`` (Int64).
+        (Float64 fraction in [0, 1]: the mean of :func:`cap_core.verdicts.verdict_rows`'
+        ``correct`` flag over the orders the judge has on this benchmark, so a missing
+        order counts as not correct), ``n_orders`` (Int64 orders with a verdict).
 
     Raises
     ------
@@ -63,14 +67,11 @@ def item_frame(ds: Dataset, benchmark: str, judge: str) -> pl.DataFrame:
         The judge has no verdicts on the benchmark.
     """
     rows = _judge_rows(ds, benchmark, judge)
-    orders = sorted(rows["order"].unique().to_list())
-    items = ds.items.filter(pl.col("benchmark") == benchmark).select("item_id", "base_item_id", "gold")
-    j = rows.join(items, on="item_id", how="inner").with_columns(
-        (pl.col("verdict") == pl.col("gold")).cast(pl.Float64).alias("_ok"))
-    return (j.group_by("item_id", "base_item_id", "gold")
-            .agg((pl.col("_ok").sum() / len(orders)).alias("correct"),
-                 pl.col("verdict").sort_by("order").first().alias("verdict"),
-                 pl.len().cast(pl.Int64).alias("n_orders"))
+    return (rows.group_by("item_id", "base_item_id", "gold")
+            .agg((pl.col("correct").cast(pl.Float64).sum() / pl.len()).alias("correct"),
+                 pl.col("verdict").sort_by("order").drop_nulls().first().alias("verdict"),
+                 (~pl.col("missing")).sum().cast(pl.Int64).alias("n_orders"))
+            .filter(pl.col("n_orders") > 0)
             .select("item_id", "base_item_id", "gold", "verdict", "correct", "n_orders").sort("item_id"))
 
 
@@ -99,7 +100,7 @@ def item_confidence(ds: Dataset, benchmark: str, judge: str, *, method: str = "a
     if method not in METHODS:
         raise CAPInputError("unknown confidence method", column="method", expected=", ".join(METHODS),
                             got=method, fix="use auto, recorded, margin or decisive")
-    rows = _judge_rows(ds, benchmark, judge)
+    rows = _judge_rows(ds, benchmark, judge, ("confidence", "score_a", "score_b")).filter(~pl.col("missing"))
     has_conf = rows["confidence"].null_count() == 0
     has_score = (rows["score_a"].is_not_null() & rows["score_b"].is_not_null()).any()
     if method == "auto":
@@ -120,7 +121,7 @@ def item_confidence(ds: Dataset, benchmark: str, judge: str, *, method: str = "a
     elif method == "margin":
         raw = (pl.col("score_a") - pl.col("score_b")).abs()
     else:
-        raw = pl.col("verdict").is_in(["A", "B"]).cast(pl.Float64)
+        raw = (~pl.col("excluded")).cast(pl.Float64)  # an A/B verdict; tie and unparsed are 0
     per = rows.group_by("item_id").agg(raw.mean().alias("raw")).sort("item_id")
     vals = per["raw"].to_numpy().astype(np.float64)
     if method == "margin":

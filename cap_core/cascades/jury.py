@@ -3,7 +3,11 @@
 Binary (pairwise) verdicts: the jury's verdict in one order is the letter most judges
 chose; equal counts give a tie (never correct). Graded (ordinal) verdicts: the median
 level, with the lower or upper median when k is even. Units: the items every juror saw,
-in the orders every juror has (position-averaged when that is both orders).
+in the orders every juror has (position-averaged when that is both orders). Each
+juror's correctness is the ``correct`` flag of :func:`cap_core.verdicts.verdict_rows`
+and the jury's verdict is scored by the same rule (:func:`cap_core.verdicts.verdict_flags`);
+intervals come from :func:`cap_core.bootstrap.base_ratios` (base items resampled, every
+entry and the difference to the best juror on the same resamples).
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import percentile_interval, ratio_replicates, resample_counts
+from cap_core.bootstrap import base_ratios, percentile_interval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
+from cap_core import verdicts
 
 __all__ = ["majority_verdicts", "median_levels", "jury_comparison"]
 
@@ -47,30 +52,38 @@ def median_levels(levels: np.ndarray, *, upper: bool = False) -> np.ndarray:
 
 
 def _votes(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
+    """Verdict rows of the jurors on their shared units, one row per (item, order) sorted by item_id, order:
+    ``item_id``, ``order``, ``base_item_id``, ``gold``, then per juror ``<judge>`` (verdict) and
+    ``<judge>\x1fcorrect`` (Boolean)."""
     if len(set(judges)) < 3:
         raise CAPInputError("a majority jury needs at least three different judges", column="judges",
                             expected=">= 3 judges", got=len(set(judges)), fix="add judges to the jury")
-    j = ds.judgments.filter((pl.col("benchmark") == benchmark) & pl.col("judge").is_in(judges))
-    missing = sorted(set(judges) - set(j["judge"].unique().to_list()))
+    have = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
+    missing = sorted(set(judges) - have)
     if missing:
         raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
                             got=missing[0], fix="pick judges listed for this benchmark")
-    orders = set.intersection(*(set(j.filter(pl.col("judge") == x)["order"].to_list()) for x in judges))
-    wide = (j.filter(pl.col("order").is_in(sorted(orders))).pivot(on="judge", index=["item_id", "order"],
-                                                                 values="verdict").drop_nulls())
-    # keep items that have every common order for every judge
-    full = wide.group_by("item_id").len().filter(pl.col("len") == len(orders))["item_id"]
-    wide = wide.filter(pl.col("item_id").is_in(full.implode()))
-    if wide.height == 0:
+    rows = verdicts.verdict_rows(ds, benchmarks=[benchmark], judges=list(dict.fromkeys(judges)))
+    # orders every juror used, and the (item, order) units where every juror has a verdict
+    given = rows.filter(~pl.col("missing"))
+    orders = given.group_by("order").agg(pl.col("judge").n_unique().alias("k")).filter(
+        pl.col("k") == len(set(judges)))["order"].to_list()
+    units = (rows.filter(pl.col("order").is_in(orders)).group_by("item_id", "order")
+             .agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap")))
+    full = units.group_by("item_id").len().filter(pl.col("len") == len(orders)).select("item_id")
+    kept = rows.join(full, on="item_id", how="semi").filter(pl.col("order").is_in(orders))
+    if kept.height == 0:
         raise CAPInputError(f"the jurors share no item on {benchmark!r}", column="item_id",
                             expected="items judged by every juror", fix="choose judges that rated the same items")
-    items = ds.items.filter(pl.col("benchmark") == benchmark).select("item_id", "base_item_id", "gold")
-    return wide.join(items, on="item_id").sort("item_id", "order")
+    wide = kept.pivot(on="judge", index=["item_id", "order", "base_item_id", "gold"], values=["verdict", "correct"],
+                      separator="\x1f")
+    return wide.rename({f"verdict\x1f{j}": j for j in set(judges)}
+                       | {f"correct\x1f{j}": f"{j}\x1fcorrect" for j in set(judges)}).sort("item_id", "order")
 
 
 def jury_comparison(ds: Dataset, benchmark: str, judges: list[str], *, n_resamples: int = 1000, seed: int = 0,
                     level: float = 0.95) -> pl.DataFrame:
-    """Majority jury vs every juror alone, and the paired difference to the best juror.
+    """Majority jury vs every juror alone, and its difference to the best juror on shared resamples.
 
     Returns
     -------
@@ -86,19 +99,16 @@ def jury_comparison(ds: Dataset, benchmark: str, judges: list[str], *, n_resampl
     """
     w = _votes(ds, benchmark, judges)
     votes = np.stack([w[j].to_numpy() for j in judges])
-    gold = w["gold"].to_numpy()
     name = f"majority of {len(judges)}"
-    ok = {j: (votes[i] == gold).astype(float) for i, j in enumerate(judges)}
-    ok[name] = (majority_verdicts(votes) == gold).astype(float)
-    base = w["base_item_id"].cast(pl.Categorical).to_physical().to_numpy()
-    base = np.unique(base, return_inverse=True)[1]
-    nb = int(base.max()) + 1
-    den = np.bincount(base, minlength=nb).astype(float)[:, None]
+    ok = {j: w[f"{j}\x1fcorrect"].cast(pl.Float64).to_numpy() for j in judges}
+    # the jury's own verdict is scored by the one rule (looked up at call time: one place to change it)
+    jury = w.select(pl.Series("verdict", majority_verdicts(votes)), "gold").select(verdicts.verdict_flags())
+    ok[name] = jury["correct"].cast(pl.Float64).to_numpy()
     names = [*judges, name]
     best = max(judges, key=lambda j: ok[j].mean())
-    num = np.stack([np.bincount(base, weights=ok[e], minlength=nb) for e in names]
-                   + [np.bincount(base, weights=ok[name] - ok[best], minlength=nb)], axis=1)
-    reps = 100 * ratio_replicates(resample_counts(nb, n_resamples, seed), num, np.repeat(den, len(names) + 1, 1))
+    r = base_ratios(w["base_item_id"], np.column_stack([ok[e] for e in names] + [ok[name] - ok[best]]),
+                    n_resamples=n_resamples, seed=seed)
+    reps = 100 * r.replicates
     lo, hi = percentile_interval(reps, level)
     rows = []
     for k, e in enumerate(names):

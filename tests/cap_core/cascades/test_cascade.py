@@ -351,3 +351,48 @@ def test_cli_verbs_write_csv_and_exit_2_on_bad_input(tmp_path, capsys):
     assert main(["cascade", "--data", str(tmp_path / "d"), "--benchmark", "t", "--cheap", "F", "--fallback", "C",
                  "--out", str(tmp_path / "x.csv")]) == 2
     assert "no confidence" in capsys.readouterr().err
+
+
+def _fresh_ids(n: int) -> list[str]:
+    """Ids never seen before in this process, sorted (polars keeps one global category table)."""
+    import uuid
+
+    tag = uuid.uuid4().hex
+    return [f"{tag}-{k:03d}" for k in range(n)]
+
+
+def _percentiles_by_loop(counts, values):
+    reps = [100 * (c * values).sum() / c.sum() for c in counts]
+    return np.percentile(reps, 2.5), np.percentile(reps, 97.5)
+
+
+def test_jury_and_cascade_intervals_do_not_depend_on_what_ran_before():
+    """Column i of the resample counts is the i-th base id in sorted order, always. Before the fix the
+    base codes were polars Categorical codes, which are process-wide while any categorical holding the
+    ids is alive: the same ids cast earlier in another order (a cached frame of another page or
+    analysis) changed which base item got which count, so the same data and seed gave another
+    interval."""
+    from cap_core.bootstrap import resample_counts
+
+    ids = _fresh_ids(30)
+    earlier = pl.Series(list(reversed(ids))).cast(pl.Categorical)  # alive elsewhere, in another order
+    gold = ["A"] * 30
+    right = {"J1": 10, "J2": 20, "J3": 25}  # J1 right on the first 10 items only, and so on
+    rows = [{"judge": j, "benchmark": "t", "item_id": i, "order": "AB", "verdict": "A" if k < n else "B",
+             "score_a": float(k), "score_b": 0.0}
+            for j, n in right.items() for k, i in enumerate(ids)]
+    ds = Dataset.build(pl.DataFrame({"benchmark": "t", "item_id": ids, "gold": gold}), pl.DataFrame(rows))
+    counts = resample_counts(30, 400, 5)  # items in sorted-id order
+    ok1 = np.array([1.0] * 10 + [0.0] * 20)
+    t = jury_comparison(ds, "t", ["J1", "J2", "J3"], n_resamples=400, seed=5)
+    r = t.filter(pl.col("entry") == "J1").row(0, named=True)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(_percentiles_by_loop(counts, ok1))
+    d = cascade.cascade_data(ds, "t", "J1", ["J2"])
+    ok2 = np.array([1.0] * 20 + [0.0] * 10)
+    g = cascade.gain_ci(d, 2.0, n_resamples=400, seed=5)  # keeps J1 where its confidence rank >= 2
+    keep = d.conf >= 2.0
+    casc = np.where(keep, ok1, ok2)
+    best = ok2 if ok2.mean() >= ok1.mean() else ok1
+    assert g["best_single"] == "J2"
+    assert (g["ci_low"], g["ci_high"]) == pytest.approx(_percentiles_by_loop(counts, casc - best))
+    assert earlier.len() == 30
