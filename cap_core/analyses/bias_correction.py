@@ -13,8 +13,10 @@ first is better":
 * ``q0`` = P(correct | the better response is shown second): accuracy over the
   other judgments.
 
-Both are proportions over all judgments (every item and order) of the benchmark;
-``tie``/``unparsed`` verdicts count as not correct. Standard errors are binomial,
+Both are proportions over all judgments (every item and order a judge has a verdict
+for) of the benchmark, with correctness from :func:`cap_core.verdicts.verdict_rows`:
+``tie``/``unparsed`` verdicts count as not correct; an (item, order) without a verdict
+is not a judgment and is left out. Standard errors are binomial,
 ``sqrt(q (1 − q) / n)`` with ``n`` judgments (orders of one item are treated as
 independent, as in a plug-in estimate). A judge that always answers the first
 position has q1 = 1, q0 = 0, so q0 + q1 − 1 = 0: not identifiable.
@@ -35,6 +37,7 @@ from cap_core.bootstrap import percentile_interval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult
+from cap_core.verdicts import verdict_rows
 
 __all__ = ["position_parameters", "correct_accuracy", "bias_corrected", "CORRECTED_CONDITIONS"]
 
@@ -60,15 +63,15 @@ def position_parameters(ds: Dataset, benchmark: str, judges: list[str] | None = 
     if benchmark not in ds.benchmarks:
         raise CAPInputError("unknown benchmark", column="benchmark", got=benchmark,
                             expected="one of " + ", ".join(ds.benchmarks))
-    jm = ds.judgments.filter(pl.col("benchmark") == benchmark)
-    if judges is not None:
-        jm = jm.filter(pl.col("judge").is_in(list(judges)))
-    if jm.height == 0:
+    known = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
+    chosen = None if judges is None else [j for j in dict.fromkeys(judges) if j in known]
+    if not known or chosen == []:
         raise CAPInputError(f"no judgments on {benchmark} for these judges", column="judge", got=judges)
-    jm = jm.join(ds.items.filter(pl.col("benchmark") == benchmark).select("item_id", "gold"), on="item_id")
+    # the judgments given (missing cells are not judgments)
+    jm = verdict_rows(ds, benchmarks=[benchmark], judges=chosen).filter(~pl.col("missing"))
     gold_first = ((pl.col("order") == "AB") & (pl.col("gold") == "A")) | (
         (pl.col("order") == "BA") & (pl.col("gold") == "B"))
-    correct = (pl.col("verdict") == pl.col("gold")).cast(pl.Float64)
+    correct = pl.col("correct").cast(pl.Float64)
     out = jm.group_by("judge").agg(
         correct.filter(~gold_first).mean().alias("q0"), correct.filter(gold_first).mean().alias("q1"),
         (~gold_first).sum().cast(pl.Int64).alias("n0"), gold_first.sum().cast(pl.Int64).alias("n1"),

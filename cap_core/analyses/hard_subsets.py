@@ -4,14 +4,15 @@ CAP's Hard-Empirical subset holds the plain items on which at least one of the
 evaluated judges gave an incorrect verdict in the original A/B order (245 of 2,092).
 Here the same rule runs on any benchmark and any chosen set of *selector* judges:
 
-* candidate items: the reference presentation of each base item (``plain`` variant,
-  else ``original``, else every item);
-* an item is hard when at least one selector judge's ``AB`` verdict is not the gold
-  label (``tie`` and ``unparsed`` count as not correct; a judge without an AB verdict
-  on the item does not vote);
-* the subset keeps every item (all variants) of a hard base item, so paired
-  conditions stay measurable, and is profiled with :func:`compute_profile`; the
-  profile rows get subset ``"hard_empirical"``.
+* candidate items: the reference presentation of each base item
+  (:func:`cap_core.profile.coverage.reference_variant`: ``plain`` variant, else
+  ``original``, else every item);
+* an item is hard when at least one selector judge's ``AB`` verdict is not correct by
+  :func:`cap_core.verdicts.verdict_rows` (``tie`` and ``unparsed`` count as not
+  correct; a judge without an AB verdict on the item does not vote);
+* the subset keeps every item (all variants) of a hard base item, so the variant-pair
+  conditions (C5, C6) stay measurable, and is profiled with :func:`compute_profile`;
+  the profile rows get subset ``"hard_empirical"``.
 
 The subset is selected by the errors of the judges being compared, so it favours
 whoever erred least during selection: :data:`HARD_WARNING` says so and must be shown
@@ -28,6 +29,8 @@ import polars as pl
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import compute_profile
+from cap_core.profile.coverage import reference_variant
+from cap_core.verdicts import verdict_rows
 
 __all__ = ["HARD_WARNING", "HardSubsetResult", "hard_empirical_items", "hard_empirical_profile"]
 
@@ -103,17 +106,16 @@ def hard_empirical_items(ds: Dataset, benchmark: str, selectors: list[str]) -> t
     """
     selectors = _hard_iv(ds, benchmark, selectors)
     items = ds.items.filter(pl.col("benchmark") == benchmark)
-    variants = set(items.get_column("variant").to_list())
-    ref = next((v for v in ("plain", "original") if v in variants), None)
+    ref = reference_variant(items)
     cand = items if ref is None else items.filter(pl.col("variant") == ref)
-    ab = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("order") == "AB")
-                             & pl.col("judge").is_in(selectors))
+    ab = verdict_rows(ds, benchmarks=[benchmark], judges=selectors).filter(
+        (pl.col("order") == "AB") & ~pl.col("missing"))
     if ab.height == 0:
         raise CAPInputError(f"no A/B-order verdict of the chosen judges on {benchmark}", column="order",
                             expected="judgments with order AB", got=selectors,
                             fix="pick judges run in the original order")
-    wrong = ab.join(cand.select("item_id", "base_item_id", "gold"), on="item_id").group_by(
-        "item_id", "base_item_id").agg((pl.col("verdict") != pl.col("gold")).sum().cast(pl.Int64).alias("n_wrong"))
+    wrong = ab.join(cand.select("item_id"), on="item_id", how="semi").group_by("item_id", "base_item_id").agg(
+        (~pl.col("correct")).sum().cast(pl.Int64).alias("n_wrong"))
     return wrong.filter(pl.col("n_wrong") > 0).sort("item_id"), cand.height
 
 

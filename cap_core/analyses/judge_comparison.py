@@ -24,6 +24,7 @@ from cap_core.bootstrap import check_bootstrap_args, percentile_interval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult, compute_profile
+from cap_core.verdicts import verdict_rows
 
 __all__ = ["jointly_scored", "paired_from_result", "compare_judges", "verdict"]
 
@@ -47,9 +48,10 @@ def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> D
     Returns
     -------
     Dataset
-        Items of ``benchmark`` on which each judge has a verdict row (any verdict,
-        including ``tie``/``unparsed``) for every order either judge used; only the
-        two judges' judgments.
+        Items of ``benchmark`` on which neither judge is ``missing`` a verdict
+        (:func:`cap_core.verdicts.verdict_rows`; any verdict, including
+        ``tie``/``unparsed``, counts) in any order either judge used; only the two
+        judges' judgments.
 
     Raises
     ------
@@ -69,9 +71,10 @@ def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> D
             raise CAPInputError(f"judge has no verdicts on {benchmark}", column="judge", got=j,
                                 expected="one of " + ", ".join(sorted(jm.get_column("judge").unique())))
     jm = jm.filter(pl.col("judge").is_in([judge_a, judge_b]))
-    n_orders = jm.get_column("order").n_unique()
-    full = jm.group_by("item_id").agg(pl.struct("judge", "order").n_unique().alias("k"))
-    keep = full.filter(pl.col("k") == 2 * n_orders).get_column("item_id")
+    # items where neither judge is missing a verdict in any order either used (verdict_rows' missing flag)
+    rows = verdict_rows(ds, benchmarks=[benchmark], judges=[judge_a, judge_b])
+    keep = rows.group_by("item_id").agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap")).get_column(
+        "item_id")
     if keep.len() == 0:
         raise CAPInputError(f"{judge_a} and {judge_b} share no scored item on {benchmark}", column="item_id",
                             fix="pick two judges run on the same items")

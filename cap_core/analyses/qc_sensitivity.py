@@ -7,7 +7,7 @@ in points; a positive change means the value rises once the flagged items are go
 
 Here an item is flagged when the ``;``-separated ``items.flags`` holds the tag (exact
 match, case-sensitive). A flag on any item of a base item removes the whole base item
-(every variant), so paired conditions (C5, C6) never lose one side only. The two
+(every variant), so the variant-pair conditions (C5, C6) never lose one side only. The two
 profiles come from :func:`cap_core.profile.conditions.compute_profile` with the same seed; the
 change compares point estimates (no interval: the two item sets overlap, so their
 resamples are not independent, and CAP Table 10 reports none).

@@ -43,12 +43,12 @@ def _level_iv(alpha: object) -> float:
 
 
 def spearman_pair(x, y, *, exact: bool = False) -> dict:
-    """Spearman ρ of two paired vectors, or a stated reason why there is none.
+    """Spearman ρ of two vectors matched judge by judge, or a stated reason why there is none.
 
     Parameters
     ----------
     x, y : sequence of float
-        Paired values (same judge order), any units.
+        Values of the same judges in the same order, any units.
     exact : bool, default False
         For n ≤ 9, also compute an exact two-sided permutation p-value.
 
