@@ -27,12 +27,7 @@ import numpy as np
 import polars as pl
 
 from cap_core import config
-from cap_core.bootstrap import (
-    check_bootstrap_args,
-    percentile_interval,
-    ratio_replicates,
-    resample_counts,
-)
+from cap_core.bootstrap import base_ratios, check_bootstrap_args, percentile_interval
 from cap_core.errors import CAPInputError
 from cap_core.validity.probes.rules import SLOTS
 from cap_core.validity.sr import flip_matrix
@@ -101,32 +96,27 @@ def slot_sensitivity(grades: pl.DataFrame, taus: dict[str, float], *, n_resample
     check_bootstrap_args(n_resamples, seed, level)
     _iv(grades, taus)
     g = grades.filter(pl.col("judge").is_in(list(taus)))
-    units, item = np.unique(g["base_item_id"].to_numpy(), return_inverse=True)
-    counts = resample_counts(len(units), n_resamples, seed)
     slots = _slot_order(g["slot"].unique().to_list())
     judges = sorted(taus)
-    # per judge and slot: item-level numerators (mean flip over the item's probes) and denominators (1 if any)
-    num = np.zeros((len(units), len(judges) * len(slots)))
-    den = np.zeros_like(num)
+    # one column per judge and slot: the probe rows of that judge in that slot, each base item weighing 1
+    # with its own flip rate (mean over its probes); one resample of the union of base items serves all
+    judge_of, slot_of = g["judge"].to_numpy(), g["slot"].to_numpy()
+    flips = np.zeros(g.height)
+    mask = np.zeros((g.height, len(judges) * len(slots)))
     meta = []
     for j, judge in enumerate(judges):
-        mask_j = (g["judge"] == judge).to_numpy()
-        gj = g.filter(pl.col("judge") == judge)
-        flips = flip_matrix(gj, np.array([float(taus[judge])]))[:, 0].astype(np.float64)
-        slot_j, item_j = gj["slot"].to_numpy(), item[mask_j]
+        mine = judge_of == judge
+        gj = g.filter(pl.col("judge") == judge)  # same rows, same order as g[mine]
+        flips[mine] = flip_matrix(gj, np.array([float(taus[judge])]))[:, 0]
         for s, slot in enumerate(slots):
-            k = j * len(slots) + s
-            m = slot_j == slot
-            n_per = np.bincount(item_j[m], minlength=len(units)).astype(np.float64)
-            hits = np.bincount(item_j[m], weights=flips[m], minlength=len(units))
-            has = n_per > 0
-            num[has, k], den[has, k] = hits[has] / n_per[has], 1.0
+            m = mine & (slot_of == slot)
+            mask[:, j * len(slots) + s] = m
             cls = gj.filter(pl.col("slot") == slot)
             meta.append((judge, slot, cls["class"][0] if cls.height else None,
                          cls["axis"][0] if cls.height else None, float(taus[judge]), int(m.sum())))
-    point = np.full(num.shape[1], np.nan)
-    np.divide(num.sum(axis=0), den.sum(axis=0), out=point, where=den.sum(axis=0) > 0)
-    reps = ratio_replicates(counts, num, den)
+    r = base_ratios(g["base_item_id"], flips[:, None] * mask, mask, n_resamples=n_resamples, seed=seed,
+                    within="mean")
+    point, den, reps = r.point, r.den, r.replicates
     low, high = percentile_interval(reps, level)
     rows = []
     for k, (judge, slot, cls, axis, tau, n_probes) in enumerate(meta):

@@ -25,12 +25,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import (
-    check_bootstrap_args,
-    percentile_interval,
-    ratio_replicates,
-    resample_counts,
-)
+from cap_core.bootstrap import base_index, base_ratios, check_bootstrap_args, percentile_interval
 from cap_core.errors import CAPInputError
 
 __all__ = ["GRADES_SCHEMA", "CLASSES", "AXES", "validate_grades", "flip_matrix", "validity_at", "validity_intervals"]
@@ -154,19 +149,17 @@ def flip_matrix(g: pl.DataFrame, taus: np.ndarray) -> np.ndarray:
     return (lo <= t) & (t < hi)
 
 
-def _weights(mask: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _weights(mask: np.ndarray, items: np.ndarray) -> np.ndarray:
     """Per-probe weights (items equal, probes equal within an item) for the probes in ``mask``.
 
-    Returns ``(w, per_item)`` with ``w`` shape (n,) summing to 1 over the masked probes
-    (all zero if none) and ``per_item`` shape (n_items, n) = 1/n_probes_in_item on masked probes.
+    Returns shape (n,) summing to 1 over the masked probes (all zero if none). The same
+    weighting as :func:`cap_core.bootstrap.base_ratios` with ``within="mean"``.
     """
     n_items = items.max() + 1 if items.size else 0
     counts = np.bincount(items[mask], minlength=n_items).astype(np.float64)
     per_probe = np.where(mask, 1.0 / np.maximum(counts[items], 1.0), 0.0)
-    per_item = np.zeros((n_items, items.size))
-    per_item[items, np.arange(items.size)] = per_probe
     n_with = float((counts > 0).sum())
-    return (per_probe / n_with if n_with else per_probe * 0.0), per_item
+    return per_probe / n_with if n_with else per_probe * 0.0
 
 
 def _arms(g: pl.DataFrame) -> dict[str, np.ndarray]:
@@ -194,11 +187,11 @@ def validity_at(g: pl.DataFrame, taus: np.ndarray) -> dict[str, np.ndarray]:
         NaN where the judge has no probe of that arm. ``S = 1 - weighted flip rate`` of
         ``T_I`` probes; the others are weighted flip rates of ``T_C`` probes (eq. 6).
     """
-    items = np.unique(g["base_item_id"].to_numpy(), return_inverse=True)[1]
+    items, _ = base_index(g["base_item_id"])
     flips = flip_matrix(g, taus).astype(np.float64)
     out = {}
     for name, mask in _arms(g).items():
-        w, _ = _weights(mask, items)
+        w = _weights(mask, items)
         val = w @ flips if mask.any() else np.full(len(taus), np.nan)
         out[name] = 1.0 - val if name == "S" else val
     return out
@@ -227,22 +220,18 @@ def validity_intervals(g: pl.DataFrame, tau: float, *, n_resamples: int = 1000, 
     if g["judge"].n_unique() != 1:
         raise CAPInputError("intervals are computed for one judge at a time", column="judge",
                             expected="one judge", got=g["judge"].unique().to_list()[:5])
-    items = np.unique(g["base_item_id"].to_numpy(), return_inverse=True)[1]
     flips = flip_matrix(g, np.array([tau]))[:, 0].astype(np.float64)
     arms = _arms(g)
-    num = np.zeros((items.max() + 1, len(arms)))
-    den = np.zeros_like(num)
-    for k, mask in enumerate(arms.values()):
-        _, per_item = _weights(mask, items)
-        num[:, k] = per_item @ flips
-        den[:, k] = (per_item.sum(axis=1) > 0).astype(np.float64)
-    point = num.sum(axis=0) / np.where(den.sum(axis=0) > 0, den.sum(axis=0), np.nan)
-    reps = ratio_replicates(resample_counts(num.shape[0], n_resamples, seed), num, den)
-    low, high = percentile_interval(reps, level)
+    mask = np.column_stack([m.astype(np.float64) for m in arms.values()])
+    # every base item with probes in an arm weighs 1 with its own flip rate there (eq. 6)
+    r = base_ratios(g["base_item_id"], flips[:, None] * mask, mask, n_resamples=n_resamples, seed=seed,
+                    within="mean")
+    point = r.point.copy()
+    low, high = percentile_interval(r.replicates, level)
     names = list(arms)
     s = names.index("S")
     point[s], low[s], high[s] = 1 - point[s], 1 - high[s], 1 - low[s]
     return pl.DataFrame({
         "measure": names, "value": point, "ci_low": low, "ci_high": high,
-        "n_items": den.sum(axis=0).astype(np.int64), "n_probes": [int(m.sum()) for m in arms.values()],
+        "n_items": r.den.sum(axis=0).astype(np.int64), "n_probes": [int(m.sum()) for m in arms.values()],
     }, schema_overrides={"n_items": pl.Int64, "n_probes": pl.Int64})
