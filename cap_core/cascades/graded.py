@@ -79,24 +79,71 @@ def best_shift(pred, label, *, lo: int | None = None, hi: int | None = None) -> 
     return {"shift": best[1], "exact": best[0], "gain": best[0] - base}
 
 
-def graded_table(frame: pl.DataFrame, judges: list[str], label: str = "gold") -> pl.DataFrame:
+def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: str = "gold", *,
+                 file: str | None = None) -> pl.DataFrame:
     """:func:`graded_metrics` and :func:`best_shift` for several judge columns of one frame.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        One row per item: the ``label`` column and one column per judge, each holding
+        integer levels on one scale (a null judge cell = unparsed; a null label = an
+        unlabelled item, left out). Text cells holding numbers (a CSV) are accepted.
+    judges : list of str, optional
+        Judge columns (default: every column except ``item_id`` and ``label``).
+    label : str, default "gold"
+        The label column.
+    file : str, optional
+        Named in error messages.
 
     Returns
     -------
     polars.DataFrame
-        ``judge``, ``n``, ``exact``, ``within_one``, ``qwk``, ``offset``, ``shift``,
-        ``shifted_exact``, ``shift_gain``; rows with a null label are left out.
+        ``judge`` (String), ``n`` (Int64 labelled items), ``exact``, ``within_one``
+        (Float64 percent), ``qwk`` (Float64, NaN if undefined), ``offset`` (Float64
+        levels), ``shift`` (Int64 levels), ``shifted_exact`` (Float64 percent),
+        ``shift_gain`` (Float64 points); one row per judge, in ``judges`` order.
+
+    Raises
+    ------
+    CAPInputError
+        A missing column, no judge column, a non-numeric or non-integer level (names
+        the 1-based row and the column), no labelled item.
     """
+    if not isinstance(frame, pl.DataFrame):
+        raise CAPInputError("the graded table must be a polars DataFrame", file=file, got=type(frame).__name__)
+    if judges is None:
+        judges = [c for c in frame.columns if c not in ("item_id", label)]
     missing = [c for c in [label, *judges] if c not in frame.columns]
     if missing:
-        raise CAPInputError("column missing from the graded table", column=missing[0], got=frame.columns,
+        raise CAPInputError("column missing from the graded table", file=file, column=missing[0], got=frame.columns,
                             fix="name one column per judge plus the label column")
-    f = frame.filter(pl.col(label).is_not_null())
+    if not judges:
+        raise CAPInputError("the graded table has no judge column", file=file, got=frame.columns,
+                            expected=f"item_id, {label} and one column of levels per judge")
+    levels = {}
+    for c in [label, *judges]:
+        raw = frame[c]
+        if raw.dtype == pl.String:
+            raw = raw.str.strip_chars().replace("", None)
+        val = raw.cast(pl.Float64, strict=False)
+        bad = (val.is_null() & raw.is_not_null()) | (val.is_not_null() & (val != val.round(0)))
+        if bad.any():
+            r = int(bad.arg_true()[0])
+            raise CAPInputError("a graded level is not an integer", file=file, row=r + 1, column=c,
+                                expected="an integer level such as -1, 0, 1 or 1..5 (empty = unparsed)",
+                                got=frame[c][r], fix="write levels as whole numbers on one scale")
+        levels[c] = val
+    f = pl.DataFrame(levels).filter(pl.col(label).is_not_null())
+    if f.height == 0:
+        raise CAPInputError("no labelled item in the graded table", file=file, column=label,
+                            expected="at least one row with a label", fix="fill the label column")
     y = f[label].to_numpy().astype(float)
     rows = []
     for j in judges:
-        p = f[j].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        p = f[j].fill_null(np.nan).to_numpy()
         m, s = graded_metrics(p, y), best_shift(p, y)
         rows.append({"judge": j, **m, "shift": s["shift"], "shifted_exact": s["exact"], "shift_gain": s["gain"]})
-    return pl.DataFrame(rows)
+    return pl.DataFrame(rows, schema={"judge": pl.String, "n": pl.Int64, "exact": pl.Float64,
+                                      "within_one": pl.Float64, "qwk": pl.Float64, "offset": pl.Float64,
+                                      "shift": pl.Int64, "shifted_exact": pl.Float64, "shift_gain": pl.Float64})

@@ -1,11 +1,18 @@
-"""CLI verbs ``cascade``, ``jury`` and ``agreement`` (registered through ``cap_core.cli.main.EXTENSIONS``).
+"""CLI verbs ``cascade``, ``jury``, ``agreement`` and ``graded`` (registered through
+``cap_core.cli.main.EXTENSIONS``).
 
 ``cascade --data DIR --benchmark B --cheap J --fallback J [--fallback J2] --out curve.csv``
     τ curve per fallback (accuracy %, deferral %, $ per 1,000 verdicts); the success
     line gives the oracle τ (optimistic), the cross-fitted gain (mean ± sd over seeded
-    splits) and the paired-bootstrap gain at the oracle τ.
+    splits) and the bootstrap interval of the gain at the oracle τ.
 ``jury --data DIR --benchmark B --judge J1 --judge J2 --judge J3 --out jury.csv``
 ``agreement --data DIR --benchmark B --judge J ... --out matrix.csv [--cheap J --repeated rep.csv]``
+``graded (--data DIR | --table FILE) [--judge J ...] [--label gold] --out metrics.csv``
+    Graded (ordinal) verdicts against ordinal labels (Jev §3.5, §5.2-5.3): exact and
+    within-one accuracy (%), quadratic weighted κ, mean offset and the best constant
+    shift (levels) per judge, from ``DIR/graded.parquet`` (e.g. ``data/pandalm``: PandaLM
+    on the three-level scale B better -1 < tie 0 < A better +1) or any table with one
+    column per judge and a label column.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub) -> None:
-    """Add the three verbs to the CLI's subparsers."""
+    """Add the four verbs to the CLI's subparsers."""
     c = sub.add_parser("cascade", help="replay confidence cascades (cheap judge -> fallback)")
     _common(c)
     c.add_argument("--cheap", required=True, help="cheap judge (needs confidence or scores)")
@@ -53,6 +60,15 @@ def register(sub) -> None:
     a.add_argument("--cheap", help="also count repeats of this judge's errors")
     a.add_argument("--repeated", type=Path, help="CSV for the repeated-error table (with --cheap)")
     a.set_defaults(handler=_agreement)
+    g = sub.add_parser("graded", help="graded (ordinal) verdicts vs ordinal labels: exact, within-one, QWK, shift")
+    src = g.add_mutually_exclusive_group(required=True)
+    src.add_argument("--data", type=Path, help="dataset directory holding graded.parquet")
+    src.add_argument("--table", type=Path, help="graded table (CSV, TSV, JSON, JSONL or Parquet)")
+    g.add_argument("--judge", action="append", help="judge column (repeatable; default every column but "
+                                                    "item_id and the label)")
+    g.add_argument("--label", default="gold", help="label column (default gold)")
+    g.add_argument("--out", type=Path, required=True, help="CSV file to write")
+    g.set_defaults(handler=_graded)
 
 
 def _write(frame: pl.DataFrame, out: Path) -> None:
@@ -116,3 +132,24 @@ def _agreement(args) -> str:
         _write(r, args.repeated)
         msg += f" and {r.height} repeated-error rows to {args.repeated}"
     return msg
+
+
+#: The graded table a dataset directory may hold (written by the PandaLM import).
+GRADED_FILE = "graded.parquet"
+
+
+def _graded(args) -> str:
+    from cap_core.cascades.graded import graded_table
+    from cap_core.errors import CAPInputError
+    from cap_core.io import read_table
+
+    path = args.table if args.table is not None else args.data / GRADED_FILE
+    if args.table is None and not path.is_file():
+        raise CAPInputError("the dataset directory holds no graded table", file=str(path), expected=GRADED_FILE,
+                            fix="point --data at a directory with graded.parquet (e.g. data/pandalm) or pass --table")
+    frame, _ = read_table(path, kind="graded")
+    t = graded_table(frame, args.judge, args.label, file=str(path))
+    _write(t, args.out)
+    best = t.sort("exact", descending=True).row(0, named=True)
+    return (f"wrote {t.height} graded rows to {args.out}; best exact accuracy {best['judge']}: "
+            f"{best['exact']:.1f}% on {best['n']} labelled items (within one level {best['within_one']:.1f}%)")
