@@ -31,6 +31,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
 from cap_core.errors import CAPInputError
 
@@ -257,11 +258,12 @@ def base_index(ids) -> tuple[np.ndarray, int]:
         so column ``i`` of :func:`resample_counts` always belongs to the same base item,
         whatever ran before in the process.
     """
-    arr = ids.to_numpy() if hasattr(ids, "to_numpy") else np.asarray(ids)
-    if arr.size == 0:
+    s = ids if isinstance(ids, pl.Series) else pl.Series(np.asarray(ids).reshape(-1).tolist())
+    if s.len() == 0:
         return np.zeros(0, dtype=np.int64), 0
-    uniq, codes = np.unique(arr, return_inverse=True)
-    return codes.astype(np.int64).reshape(-1), int(uniq.size)
+    # a dense rank is the position among the sorted distinct ids (polars sorts strings by code point)
+    codes = (s.rank("dense") - 1).cast(pl.Int64).to_numpy()
+    return codes, int(codes.max()) + 1
 
 
 def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int) -> np.ndarray:

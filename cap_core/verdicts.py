@@ -149,26 +149,38 @@ def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: li
     keyed = jm.select("benchmark", "item_id", "judge", "order").with_row_index("_src").join(
         items.select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_pos")),
         on=["benchmark", "item_id"], how="inner")
-    item_bench = items.get_column("benchmark")
-    judge_col, order_col, item_pos, src = [], [], [], []
-    # the grid of one benchmark: judges (sorted) x its items (sorted) x orders (sorted), row-major
-    for (bench,), rows in sorted(keyed.partition_by("benchmark", as_dict=True).items()):
-        js = sorted(rows.get_column("judge").unique().to_list())
-        os_ = sorted(rows.get_column("order").unique().to_list())
-        first = int(item_bench.search_sorted(bench, side="left"))
-        n_i, n_j, n_o = int(item_bench.search_sorted(bench, side="right")) - first, len(js), len(os_)
-        jr = rows.get_column("judge").replace_strict(js, list(range(n_j)), return_dtype=pl.Int64).to_numpy()
-        orr = rows.get_column("order").replace_strict(os_, list(range(n_o)), return_dtype=pl.Int64).to_numpy()
-        cell = np.full(n_j * n_i * n_o, -1, dtype=np.int64)
-        cell[(jr * n_i + rows.get_column("_pos").to_numpy() - first) * n_o + orr] = rows.get_column("_src").to_numpy()
-        src.append(cell)
-        judge_col.append(pl.Series(js, dtype=pl.String).gather(np.repeat(np.arange(n_j), n_i * n_o)))
-        order_col.append(pl.Series(os_, dtype=pl.String).gather(np.tile(np.arange(n_o), n_j * n_i)))
-        item_pos.append(first + np.tile(np.repeat(np.arange(n_i), n_o), n_j))
-    if not src:
+    if keyed.height == 0:
         return pl.DataFrame(schema={**VERDICT_ROWS_SCHEMA, **{c: ds.judgments.schema[c] for c in carry}})
-    at_item = items.select(pl.all().gather(np.concatenate(item_pos)))
-    at_row = jm.select(pl.col("verdict", *carry).gather(pl.Series(np.concatenate(src)).replace(-1, None)))
-    out = pl.concat([at_item, at_row, pl.DataFrame([pl.concat(judge_col).alias("judge"),
-                                                    pl.concat(order_col).alias("order")])], how="horizontal")
+    names = sorted(keyed.get_column("judge").unique().to_list())
+    jc = keyed.get_column("judge").replace_strict(names, list(range(len(names))), return_dtype=pl.Int64).to_numpy()
+    oc = (keyed.get_column("order") == "BA").cast(pl.Int64).to_numpy()  # 0 = AB, 1 = BA (sorted)
+    pos, row = keyed.get_column("_pos").to_numpy(), keyed.get_column("_src").to_numpy()
+    item_b = (items.get_column("benchmark").rank("dense") - 1).cast(pl.Int64).to_numpy()  # non-decreasing
+    n_b = int(item_b.max()) + 1
+    b = item_b[pos]
+    has_j = np.zeros((n_b, len(names)), dtype=bool)
+    has_j[b, jc] = True
+    has_o = np.zeros((n_b, 2), dtype=bool)
+    has_o[b, oc] = True
+    first = np.searchsorted(item_b, np.arange(n_b), side="left")
+    n_i = np.searchsorted(item_b, np.arange(n_b), side="right") - first
+    n_j, n_o = has_j.sum(axis=1), has_o.sum(axis=1)
+    rank_j, rank_o = np.cumsum(has_j, axis=1) - 1, np.cumsum(has_o, axis=1) - 1
+    size = n_j * n_i * n_o
+    offset = np.concatenate([[0], np.cumsum(size)[:-1]])
+    # the grid of one benchmark: its judges (sorted) x its items (sorted) x its orders, row-major
+    src = np.full(int(size.sum()), -1, dtype=np.int64)
+    src[offset[b] + (rank_j[b, jc] * n_i[b] + pos - first[b]) * n_o[b] + rank_o[b, oc]] = row
+    g_judge, g_item, g_order = [], [], []
+    for k in np.flatnonzero(size):
+        js, os_ = np.flatnonzero(has_j[k]), np.flatnonzero(has_o[k])
+        g_judge.append(np.repeat(js, n_i[k] * n_o[k]))
+        g_item.append(first[k] + np.tile(np.repeat(np.arange(n_i[k]), n_o[k]), n_j[k]))
+        g_order.append(np.tile(os_, n_j[k] * n_i[k]))
+    at_item = items.select(pl.all().gather(np.concatenate(g_item)))
+    at_row = jm.select(pl.col("verdict", *carry).gather(pl.Series(src).replace(-1, None)))
+    out = pl.concat([at_item, at_row, pl.DataFrame([
+        pl.Series(names, dtype=pl.String).gather(np.concatenate(g_judge)).alias("judge"),
+        pl.Series(["AB", "BA"], dtype=pl.String).gather(np.concatenate(g_order)).alias("order")])],
+        how="horizontal")
     return out.with_columns(verdict_flags()).select(*VERDICT_ROWS_SCHEMA, *carry)
