@@ -202,7 +202,9 @@ def validity_intervals(g: pl.DataFrame, tau: float, *, n_resamples: int = 1000, 
     """Point values and percentile bootstrap intervals of S, R, R_scope, R_strength at one ``tau``.
 
     Whole base items are resampled with replacement (never single probes); within a
-    replicate each drawn item contributes its own probe-averaged flip rate per arm.
+    replicate each drawn item contributes its own probe-averaged flip rate per arm
+    (:func:`cap_core.bootstrap.base_ratios` with ``within="mean"``; counts
+    ``resample_counts(n_base, n_resamples, seed)`` over base ids in sorted order).
 
     Returns
     -------
