@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from cap_core import verdicts
 from cap_core.bootstrap import base_ratios, percentile_interval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core import verdicts
 
 __all__ = ["majority_verdicts", "median_levels", "jury_comparison"]
 
