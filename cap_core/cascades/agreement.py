@@ -29,20 +29,28 @@ __all__ = ["verdict_table", "repeated_errors", "agreement_matrix", "LABEL"]
 LABEL = "label (gold)"
 
 
-def _shared_units(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
-    """Verdict rows of ``judges`` on the (item, order) units where every one of them has a verdict.
-
-    Wide, one row per unit sorted by item_id, order: ``item_id``, ``order``, ``gold``, then
-    ``<judge>`` (verdict) and ``<judge>\x1fcorrect`` (Boolean, :func:`cap_core.verdicts.verdict_rows`)
-    per judge.
-    """
-    judges = list(dict.fromkeys(judges))
+def _check_judges(ds: Dataset, benchmark: str, judges: list[str]) -> None:
     have = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
     missing = sorted(set(judges) - have)
     if missing:
         raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
                             got=missing[0], fix="pick judges listed for this benchmark")
-    rows = verdict_rows(ds, benchmarks=[benchmark], judges=judges)
+
+
+def _shared_units(ds: Dataset, benchmark: str, judges: list[str], rows: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Verdict rows of ``judges`` on the (item, order) units where every one of them has a verdict.
+
+    Wide, one row per unit sorted by item_id, order: ``item_id``, ``order``, ``gold``, then
+    ``<judge>`` (verdict) and ``<judge>\x1fcorrect`` (Boolean, :func:`cap_core.verdicts.verdict_rows`)
+    per judge. ``rows``: verdict rows of the benchmark for a superset of ``judges`` (the
+    units are the same: a unit any of them misses is dropped either way).
+    """
+    judges = list(dict.fromkeys(judges))
+    _check_judges(ds, benchmark, judges)
+    if rows is None:
+        rows = verdict_rows(ds, benchmarks=[benchmark], judges=judges)
+    else:
+        rows = rows.filter(pl.col("judge").is_in(judges))
     gaps = rows.group_by("item_id", "order").agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap"))
     kept = rows.join(gaps.select("item_id", "order"), on=["item_id", "order"], how="semi")
     if kept.height == 0:
@@ -140,11 +148,13 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
     if not judges:
         raise CAPInputError("no judges given", column="judges", expected="one or more judges")
     names = [*judges, LABEL]
+    _check_judges(ds, benchmark, judges)
+    every = verdict_rows(ds, benchmarks=[benchmark], judges=judges)
     rows = []
     for a in names:
         for b in names:
             pair = [x for x in (a, b) if x != LABEL]
-            w = _shared_units(ds, benchmark, pair) if pair else None
+            w = _shared_units(ds, benchmark, pair, every) if pair else None
             if w is None:
                 continue
             va = w["gold" if a == LABEL else a].to_numpy()
