@@ -1,7 +1,7 @@
 """Speed benchmark: full label-set surface audit of RewardBench vs. a naive loop.
 
 Run: ``.venv/bin/python bench/bench_audit.py [--permutations 100] [--naive 3]``
-(not part of the test suite; needs ``../shared`` or ``$CAP_SHARED_DIR``).
+(not part of the test suite; needs a local copy of the public data, ``--public-data``, default ``../shared``).
 
 Ours: one :func:`cap_core.audit.surface.audit_label_set` call on RewardBench v1 (2,985 pairs):
 three predictors x two modes x (1 observed + 100 permuted) label vectors x 5 group
@@ -41,7 +41,7 @@ from cap_core.audit.features import (  # noqa: E402
     paired_design,
     unit_features,
 )
-from cap_core.audit.public_sets import load_label_set  # noqa: E402
+from cap_core.importers.label_sets import load_label_set  # noqa: E402
 
 
 def naive_permutation_seconds(ls, n_naive: int, seed: int = 0) -> float:
@@ -84,8 +84,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--permutations", type=int, default=100)
     ap.add_argument("--naive", type=int, default=2, help="permutations timed for the naive baseline")
+    ap.add_argument("--public-data", type=Path, default=Path(__file__).resolve().parents[2] / "shared",
+                    help="local copy of the public data (default: ../shared beside the repository)")
     args = ap.parse_args()
-    ls = load_label_set("RewardBench")
+    ls = load_label_set("RewardBench", public_data=args.public_data)
     print(f"RewardBench: {ls.pairs.height:,} pairs, {ls.pairs['group'].n_unique():,} prompt groups")
 
     t = time.perf_counter()

@@ -11,9 +11,11 @@ variable                  meaning                                         defaul
 ``CAP_RUNS_DIR``          live-run output folders of the dashboard        ``<repo>/.cache/live_runs``
 ========================  ==============================================  ==========================
 
-The public data folder (``../shared``) is *not* here: it exists only beside a
-developer's checkout, and only the default-data build (:mod:`cap_core.importers.default_data`)
-and the tests read it.
+The public data folder (raw public files and the papers' tables) is *not* here: it exists
+only beside a developer's checkout, and only the default-data build
+(:mod:`cap_core.importers.default_data`, which names it) and the tests read it. A user's own
+copy of the public label sets is passed explicitly (the Label audit page's folder input,
+``audit --public-data``).
 
 This module imports nothing of the project, so every layer may use it.
 """

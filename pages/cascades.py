@@ -64,7 +64,9 @@ casc = pl.concat([c.with_columns(pl.format("cascade τ={} via {}", pl.col("tau")
                   for f, c in curves.items()]).select("entry", pl.lit("cascade").alias("kind"), "accuracy",
                                                      "usd_per_1000")
 st.plotly_chart(pareto_figure(pl.concat([pts, casc])), key="cas_pareto")
-st.caption("Costs are estimates: prompt characters / 4 × list prices (cap_core/cascades/price_table.csv, editable).")
+st.caption("Costs are estimates: tokens × list prices (cap_core/cascades/price_table.csv, editable).")
+for note in cc.cost_notes(fp, ds, bench, tuple(judges)):
+    st.caption(note)
 st.subheader("Repeated errors")
 rep, mat = cc.shared_errors(fp, ds, bench, cheap, tuple(rest))
 st.dataframe(rep, hide_index=True, key="cas_rep")

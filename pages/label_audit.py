@@ -3,10 +3,10 @@
 import polars as pl
 import streamlit as st
 
-from cap_core.audit.public_sets import BUILTIN, QUICK
 from cap_core.audit.surface import AuditResult
 from cap_core.audit.user_sets import FORMAT_HELP
 from cap_core.errors import CAPInputError
+from cap_core.importers.label_sets import PUBLIC_SETS, QUICK
 from components.audit_bars import (
     audit_bars_figure,
     audit_display_table,
@@ -31,38 +31,44 @@ st.caption(
     "regularised logistic regression with prompt-grouped folds. A row clears its null when it beats "
     "refits on permuted labels (p ≤ 0.05). Paired accuracy has chance 50%; per-item κ has chance 0."
 )
-shared, problem = ac.shared_status()
-if problem:
-    st.warning("The public label sets need their response texts from the shared data folder, which was not "
-               f"found. {problem}. You can still audit an uploaded label set below.")
 
 
 def _full() -> None:
-    st.session_state["la_sets"] = list(BUILTIN)
+    st.session_state["la_sets"] = list(PUBLIC_SETS)
     st.session_state["la_perm"] = ac.FULL_PERMUTATIONS
 
 
-st.session_state.setdefault("la_sets", list(QUICK) if shared else [])
+st.session_state.setdefault("la_sets", list(QUICK))
 st.session_state.setdefault("la_perm", ac.QUICK_PERMUTATIONS)
+local_in = st.text_input("Your local copy of the public data (optional folder)", key="la_local",
+                         placeholder="e.g. ~/public-data (holding llmbar/, pandalm/, …)",
+                         help="With a local copy of the public label-set files, the public sets are audited here "
+                         "from their texts. Without one, the page shows the figures shipped in data/audit.")
+local, problem = ac.local_copy_status(local_in)
+if problem:
+    st.warning(f"{problem}. Showing the shipped figures instead.")
 c1, c2, c3 = st.columns([3, 1, 1])
-names = c1.multiselect("Public label sets", list(BUILTIN), key="la_sets", disabled=shared is None)
+names = c1.multiselect("Public label sets", list(PUBLIC_SETS), key="la_sets")
 n_perm = c2.selectbox("Permutations", [0, ac.QUICK_PERMUTATIONS, ac.FULL_PERMUTATIONS], key="la_perm")
 mode = c3.radio("Chart mode", ["paired", "item"], key="la_mode")
-st.button("Run the full audit (every public set, 100 permutations; a few minutes)", key="la_full",
-          on_click=_full, disabled=shared is None)
+st.button("Run the full audit (every public set, 100 permutations; shipped, or a few minutes from a local copy)",
+          key="la_full", on_click=_full)
 upload = st.file_uploader("Or upload your own label set", type=["csv", "tsv", "jsonl", "json", "parquet"],
                           key="la_upload", help=FORMAT_HELP)
 st.caption(f"Upload format — {FORMAT_HELP}.")
 
 results: list[AuditResult] = []
 try:
-    for name in names if shared else []:
-        results.append(ac.audit_public(name, shared, n_perm))
+    public, notes = ac.public_audit(tuple(names), local, n_perm)
+    for note in notes:
+        st.info(note)
+    if public is not None:
+        results.append(public)
     if upload is not None:
         own = ac.read_upload(upload.name, upload.getvalue())
         for note in own.notices:
             st.info(note)
-        results.append(ac.audit_upload(own.fingerprint(), own, n_perm))
+        results.append(ac.audit_upload(own, n_perm))
 except CAPInputError as err:
     st.error(str(err))
 if not results:

@@ -3,7 +3,7 @@
 A *label set* is a collection of responses with gold preference labels that judges are
 scored against. :class:`LabelSet` carries its texts in one of two layouts, both polars
 frames: :data:`PAIR_SCHEMA` (two responses and the better one) and :data:`SINGLE_SCHEMA`
-(one response labelled good or bad). The public sets (:mod:`cap_core.audit.public_sets`)
+(one response labelled good or bad). The public sets (:mod:`cap_core.importers.label_sets`)
 and a user's own file (:mod:`cap_core.audit.user_sets`) both produce it.
 """
 
@@ -38,7 +38,7 @@ class LabelSet:
     singles : polars.DataFrame
         :data:`SINGLE_SCHEMA` rows (may be empty).
     source : str
-        Where the texts came from (a path under the shared folder, or a file name).
+        Where the texts came from (a path under the local copy of the public data, or a file name).
     notices : list of str
         Remarks for the user (tie counts, labels resolved by majority, ...).
     """

@@ -160,7 +160,7 @@ def _units(ls: LabelSet, mode: str, rng) -> dict:
 def _audit_iv(ls, predictors, modes, n_permutations, seed, n_splits, folds, alpha):
     if not isinstance(ls, LabelSet):
         raise CAPInputError("audit needs a LabelSet", got=type(ls).__name__,
-                            fix="load it with cap_core.audit.public_sets.load_label_set")
+                            fix="load it with cap_core.importers.label_sets.load_label_set")
     bad = [p for p in predictors if p not in PREDICTORS]
     if bad or not predictors:
         raise CAPInputError("unknown predictor", expected=", ".join(PREDICTORS), got=bad or predictors)
@@ -186,7 +186,7 @@ def audit_label_set(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permut
     Parameters
     ----------
     ls : LabelSet
-        From :func:`cap_core.audit.public_sets.load_label_set` or the user-file reader.
+        From :func:`cap_core.importers.label_sets.load_label_set` or the user-file reader.
     predictors : sequence of str
         Subset of :data:`cap_core.audit.features.PREDICTORS`.
     modes : sequence of str, optional

@@ -16,7 +16,6 @@ share of items that are kept and that only the cheap judge gets right (App. K).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -55,7 +54,7 @@ class CascadeData:
 
 
 def cascade_data(ds: Dataset, benchmark: str, cheap: str, fallbacks: list[str] | str, *, method: str = "auto",
-                 prices: pl.DataFrame | None = None, shared: str | Path | None = None) -> CascadeData:
+                 prices: pl.DataFrame | None = None) -> CascadeData:
     """Collect confidence, correctness and cost of the cheap judge and its fallbacks.
 
     Raises
@@ -77,7 +76,7 @@ def cascade_data(ds: Dataset, benchmark: str, cheap: str, fallbacks: list[str] |
         if j != cheap:
             frame = frame.join(item_frame(ds, benchmark, j).select("item_id", pl.col("correct").alias(j)), on="item_id")
         try:
-            costs[j] = item_costs(ds, benchmark, j, prices, shared).select("item_id", pl.col("cost_usd").alias(j))
+            costs[j] = item_costs(ds, benchmark, j, prices).select("item_id", pl.col("cost_usd").alias(j))
         except CAPInputError:
             costs[j] = None
     if frame.height == 0:

@@ -2,9 +2,10 @@
 ``cap_core.cli.main.EXTENSIONS``).
 
 ``cascade --data DIR --benchmark B --cheap J --fallback J [--fallback J2] --out curve.csv``
-    τ curve per fallback (accuracy %, deferral %, $ per 1,000 verdicts); the success
-    line gives the oracle τ (optimistic), the cross-fitted gain (mean ± sd over seeded
-    splits) and the bootstrap interval of the gain at the oracle τ.
+    τ curve per fallback (accuracy %, deferral %, $ per 1,000 verdicts); how each cost
+    was estimated is printed as a notice on stderr. The success line gives the oracle τ
+    (optimistic), the cross-fitted gain (mean ± sd over seeded splits) and the
+    bootstrap interval of the gain at the oracle τ.
 ``jury --data DIR --benchmark B --judge J1 --judge J2 --judge J3 --out jury.csv``
 ``agreement --data DIR --benchmark B --judge J ... --out matrix.csv [--cheap J --repeated rep.csv]``
 ``graded (--data DIR | --table FILE) [--judge J ...] [--label gold] --out metrics.csv``
@@ -18,15 +19,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import polars as pl
 
-from cap_core import config
-
 __all__ = ["register"]
-
-_SHARED = config.REPO_ROOT / ".." / "shared"
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -46,7 +44,6 @@ def register(sub) -> None:
     c.add_argument("--bootstrap", type=int, default=1000)
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--prices", type=Path, help="price table CSV (default cap_core/cascades/price_table.csv)")
-    c.add_argument("--shared", type=Path, default=_SHARED, help="public data folder for token estimates")
     c.set_defaults(handler=_cascade)
     j = sub.add_parser("jury", help="majority jury vs the most accurate single judge")
     _common(j)
@@ -85,13 +82,15 @@ def _cascade(args) -> str:
         gain_ci,
         oracle,
     )
-    from cap_core.cascades.cost import load_prices
+    from cap_core.cascades.cost import cost_notices, cost_summary, load_prices
     from cap_core.dataset import load_dataset
 
     ds = load_dataset(args.data)
     prices = load_prices(args.prices)
-    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices,
-                     shared=args.shared)
+    for note in cost_notices(cost_summary(ds, args.benchmark, list(dict.fromkeys([args.cheap, *args.fallback])),
+                                          prices)):
+        print(f"notice: {note}", file=sys.stderr)
+    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices)
     curve = pl.concat([cascade_curve(d, fb).with_columns(pl.lit(fb).alias("fallback")) for fb in d.fallbacks])
     _write(curve.select("fallback", "tau", "accuracy", "deferral_pct", "usd_per_1000"), args.out)
     o = oracle(d)

@@ -5,8 +5,10 @@ Verbs
 ``import llmbar|judgebench|table PATH --out DIR``
     Read public judge outputs (or a table in the documented schema) and write a
     dataset directory (items / judgments / declarations Parquet).
-``build-default --shared DIR --out DIR``
-    Rebuild the embedded default data (``data/``) from the public data folder.
+``build-default [--shared DIR] [--out DIR] [--no-audit]``
+    Rebuild the embedded data (``data/``) from the public data folder (default: the one
+    :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
+    audits (the slow part, minutes).
 ``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] --out FILE.csv``
     Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV.
 ``coverage --data DIR --out FILE.csv``
@@ -57,8 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
 
     bd = sub.add_parser("build-default", help="rebuild the embedded default data")
-    bd.add_argument("--shared", type=Path, default=Path("../shared"), help="folder holding data/ and published/")
-    bd.add_argument("--out", type=Path, default=Path("data"))
+    bd.add_argument("--shared", type=Path, help="public data folder holding data/ and published/ "
+                    "(default: the one beside the repository)")
+    bd.add_argument("--out", type=Path, help="data folder to write (default: the repository's data/)")
+    bd.add_argument("--no-audit", action="store_true", help="skip the label-set audits (data/audit left as it is)")
 
     pr = sub.add_parser("profile", help="compute CAP profiles with bootstrap CIs")
     pr.add_argument("--data", type=Path, required=True)
@@ -155,8 +159,10 @@ def _coverage(args: argparse.Namespace) -> str:
 def _build_default(args: argparse.Namespace) -> str:
     from cap_core.importers.default_data import build_default
 
-    build_default(args.shared, args.out)
-    return f"rebuilt the default data under {args.out}"
+    from cap_core import config
+
+    build_default(args.shared, args.out, audit=not args.no_audit)
+    return f"rebuilt the embedded data under {args.out or config.data_dir()}"
 
 
 _VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-default": _build_default}

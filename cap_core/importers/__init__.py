@@ -1,11 +1,13 @@
 """Importers: every reading of a raw public file or a user table lives here.
 
 ``llmbar``, ``judgebench``, ``pandalm``  public judge outputs -> :class:`cap_core.Dataset`
+``label_sets``    the public label sets of the surface audit, texts read from a local copy
+``real_gradings`` the public gradings table of the Frontiers page (part of the build)
 ``generic``       a user's CSV / TSV / JSONL / JSON / Parquet tables
 ``default_data``  the build of the embedded ``data/`` folder from the public data folder
 
-May import: the ``cap_core`` root and the domain packages whose derived figures the
-default-data build writes.
+May import: the ``cap_core`` root and the domain packages whose models the importers
+fill (``audit.label_set``) or whose derived figures the default-data build writes.
 """
 
 from cap_core.importers.generic import import_table

@@ -30,7 +30,8 @@ from cap_core.importers._common import (
     verdict_notices,
 )
 
-__all__ = ["import_judgebench", "subset_of_source", "benchmark_of_response_model"]
+__all__ = ["import_judgebench", "read_pair_file", "read_pairs", "read_outputs", "subset_of_source",
+           "benchmark_of_response_model"]
 
 _DECISION = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
 _FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
@@ -86,30 +87,68 @@ def _judge_id(kind: str, file_model: str, judgment) -> str:
     return f"{name} ({label})"
 
 
-def _read_pairs(root: Path, items: list[dict], notices: list[str]) -> None:
-    files = sorted((root / "data").glob("*.jsonl"))
+def read_pair_file(path: Path) -> list[dict]:
+    """One parse of a JudgeBench pair file (``data/dataset=judgebench,response_model=<M>.jsonl``).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        One pair file.
+
+    Returns
+    -------
+    list of dict
+        The file's records as written (``pair_id``, ``original_id``, ``source``, ``label``,
+        ``question``, ``response_A``, ``response_B``, ...), each with two added keys:
+        ``gold`` (``"A"`` for ``A>B``, ``"B"`` for ``B>A``, None for any other label) and
+        ``line`` (1-based line number in the file).
+
+    Raises
+    ------
+    CAPInputError
+        Malformed JSON line, or a record without ``pair_id`` / ``source`` / ``label``
+        (file, line and column named).
+    """
+    out = []
+    for i, rec in enumerate(load_jsonl(path), start=1):
+        missing = [k for k in ("pair_id", "source", "label") if rec.get(k) is None]
+        if missing:
+            raise CAPInputError(
+                "JudgeBench pair without a required field",
+                file=str(path),
+                row=i,
+                column=missing[0],
+                expected="pair_id, source, label",
+                fix="use the unmodified JudgeBench data file",
+            )
+        out.append({**rec, "gold": _GOLD.get(str(rec["label"])), "line": i})
+    return out
+
+
+def read_pairs(root: Path) -> tuple[list[dict], list[str]]:
+    """Items (ITEMS_SCHEMA dicts, lengths in characters, no texts) of every pair file under ``root/data``.
+
+    Pairs whose label is neither ``A>B`` nor ``B>A`` are skipped and named in the notices.
+
+    Raises
+    ------
+    CAPInputError
+        No pair file, or from :func:`read_pair_file`.
+    """
+    files = sorted((Path(root) / "data").glob("*.jsonl"))
     if not files:
         raise CAPInputError(
             "no JudgeBench pair files found",
-            file=str(root / "data"),
+            file=str(Path(root) / "data"),
             expected="data/dataset=judgebench,response_model=*.jsonl",
             fix="point at the root of the JudgeBench repository",
         )
+    items: list[dict] = []
+    notices: list[str] = []
     for f in files:
-        for i, rec in enumerate(load_jsonl(f), start=1):
-            missing = [k for k in ("pair_id", "source", "label") if rec.get(k) is None]
-            if missing:
-                raise CAPInputError(
-                    "JudgeBench pair without a required field",
-                    file=str(f),
-                    row=i,
-                    column=missing[0],
-                    expected="pair_id, source, label",
-                    fix="use the unmodified JudgeBench data file",
-                )
-            gold = _GOLD.get(str(rec["label"]))
-            if gold is None:
-                notices.append(f"JudgeBench: {f.name} line {i} has label {rec['label']!r}; pair skipped.")
+        for rec in read_pair_file(f):
+            if rec["gold"] is None:
+                notices.append(f"JudgeBench: {f.name} line {rec['line']} has label {rec['label']!r}; pair skipped.")
                 continue
             model = rec.get("response_model") or _name_fields(f).get("response_model", "")
             items.append(
@@ -119,11 +158,12 @@ def _read_pairs(root: Path, items: list[dict], notices: list[str]) -> None:
                     "base_item_id": str(rec["pair_id"]),
                     "subset": subset_of_source(rec["source"]),
                     "variant": "original",
-                    "gold": gold,
+                    "gold": rec["gold"],
                     "len_a": len(rec.get("response_A") or ""),
                     "len_b": len(rec.get("response_B") or ""),
                 }
             )
+    return items, notices
 
 
 def _scores(kind: str, judgment) -> tuple[float | None, float | None] | None:
@@ -162,8 +202,32 @@ def _one(kind: str, entry, order: str) -> dict:
     return {"order": order, "verdict": verdict, "score_a": first, "score_b": second}
 
 
-def _read_outputs(folder: Path, gold: dict[tuple[str, str], str], judgments: list[dict], notices: list[str]) -> None:
-    for f in sorted(folder.glob("*.jsonl")):
+def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[dict], list[str]]:
+    """One parse of the judge output files ``folder/*.jsonl``, verdicts and scores in original letters.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        An ``outputs`` folder of JudgeBench or of its rubric fork.
+    gold : dict
+        ``(benchmark, pair_id) -> "A" | "B"`` of the known pairs (from :func:`read_pairs`);
+        rows of other pairs are skipped and counted in a notice.
+
+    Returns
+    -------
+    (rows, notices)
+        ``rows``: one dict per (judge, pair, order) with the JUDGMENTS_SCHEMA keys ``judge``,
+        ``benchmark``, ``item_id``, ``order``, ``verdict``, ``score_a``, ``score_b`` plus
+        ``judge_model``: the model name as the source writes it (e.g. ``"Qwen/Qwen3-8B"``).
+
+    Raises
+    ------
+    CAPInputError
+        Malformed JSON line (file and line named).
+    """
+    rows: list[dict] = []
+    notices: list[str] = []
+    for f in sorted(Path(folder).glob("*.jsonl")):
         fields = _name_fields(f)
         kind = fields.get("judge_name", "judge")
         bench = benchmark_of_response_model(fields.get("response_model", ""))
@@ -176,14 +240,17 @@ def _read_outputs(folder: Path, gold: dict[tuple[str, str], str], judgments: lis
                 continue
             first = entries[0].get("judgment") if entries and isinstance(entries[0], dict) else None
             judge = _judge_id(kind, fields.get("judge_model", f.stem), first)
+            source_model = first.get("judge_model") if isinstance(first, dict) else None
             for order, entry in zip(("AB", "BA"), entries[:2]):
-                judgments.append({"judge": judge, "benchmark": bench, "item_id": pair, **_one(kind, entry, order)})
+                rows.append({"judge": judge, "benchmark": bench, "item_id": pair, **_one(kind, entry, order),
+                             "judge_model": str(source_model or fields.get("judge_model", f.stem))})
             if len(entries) < 2:
                 notices.append(f"JudgeBench: {f.name} line {i} has {len(entries)} judgment(s); missing order left out.")
         if skipped:
             notices.append(
                 f"JudgeBench: {skipped} rows of {f.name} skipped (pair not in the pair files, or no judgments list)."
             )
+    return rows, notices
 
 
 def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None = None) -> Dataset:
@@ -218,14 +285,14 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
     """
     root = check_dir(judgebench_root, "JudgeBench")
     fork = check_dir(fork_root, "JudgeBench rubric fork") if fork_root is not None else None
-    items: list[dict] = []
+    items, notices = read_pairs(root)
     judgments: list[dict] = []
-    notices: list[str] = []
-    _read_pairs(root, items, notices)
     gold = {(i["benchmark"], i["item_id"]): i["gold"] for i in items}
     for folder in [root / "outputs"] + ([fork / "outputs"] if fork else []):
         if folder.is_dir():
-            _read_outputs(folder, gold, judgments, notices)
+            rows, more = read_outputs(folder, gold)
+            judgments += rows
+            notices += more
     if not judgments:
         raise CAPInputError("no JudgeBench judge outputs found", file=str(root / "outputs"), fix="check the folder")
     decl = []
@@ -238,7 +305,7 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
     notices += verdict_notices(judgments, "JudgeBench")
     return Dataset.build(
         pl.DataFrame(items, schema_overrides={"len_a": pl.Int64, "len_b": pl.Int64}),
-        pl.DataFrame(judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}),
+        pl.DataFrame(judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}).drop("judge_model"),
         declarations_frame(decl),
         notices=tuple(notices),
         file=str(judgebench_root),

@@ -30,7 +30,7 @@ from cap_core.importers._common import (
     verdict_notices,
 )
 
-__all__ = ["import_llmbar", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
+__all__ = ["import_llmbar", "read_dataset_file", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
 
 ADVERSARIAL_SUBSETS: tuple[str, ...] = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 
@@ -82,6 +82,36 @@ def _label(value, file: str, row: int) -> str:
     return gold
 
 
+def read_dataset_file(path: Path) -> list[dict]:
+    """One parse of an LLMBar ``dataset.json``: its records, each with an added ``gold``.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A ``dataset.json`` (a list of ``{input, output_1, output_2, label}``).
+
+    Returns
+    -------
+    list of dict
+        The records as written plus ``gold`` (``"A"`` for label 1, ``"B"`` for label 2).
+
+    Raises
+    ------
+    CAPInputError
+        Missing file, malformed JSON, not a list of objects, or a label other than 1 / 2 (row named).
+    """
+    data = load_json(path)
+    if not isinstance(data, list):
+        raise CAPInputError("dataset.json is not a list of records", file=str(path), got=type(data).__name__)
+    out = []
+    for i, rec in enumerate(data, start=1):
+        if not isinstance(rec, dict):
+            raise CAPInputError("dataset.json record is not an object", file=str(path), row=i,
+                                got=type(rec).__name__, fix="use the unmodified dataset.json")
+        out.append({**rec, "gold": _label(rec.get("label"), str(path), i)})
+    return out
+
+
 def _score(cell) -> float | None:
     """A Rating score cell looks like ``["7", "stop"]``; return 7.0 or None if unreadable."""
     raw = cell[0] if isinstance(cell, list) and cell else cell
@@ -120,9 +150,7 @@ def _item_judgments(rec: dict, judge: str, benchmark: str, item_id: str) -> list
 def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments) -> None:
     set_dir = base / folder
     ds_file = set_dir / "dataset.json"
-    data = load_json(ds_file)
-    if not isinstance(data, list):
-        raise CAPInputError("dataset.json is not a list of records", file=str(ds_file), got=type(data).__name__)
+    data = read_dataset_file(ds_file)
     prefix = subset if benchmark == "llmbar" else Path(folder).name
     ids = []
     for i, rec in enumerate(data):
@@ -135,7 +163,7 @@ def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies
                 "base_item_id": item_id,
                 "subset": subset,
                 "variant": "original",
-                "gold": _label(rec.get("label"), str(ds_file), i + 1),
+                "gold": rec["gold"],
                 "len_a": len(rec.get("output_1") or ""),
                 "len_b": len(rec.get("output_2") or ""),
             }

@@ -26,7 +26,7 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import check_dir, load_json, verdict_notices
 
-__all__ = ["import_pandalm", "import_pandalm_graded", "JUDGES", "BENCHMARK"]
+__all__ = ["import_pandalm", "import_pandalm_graded", "read_testset", "JUDGES", "BENCHMARK"]
 
 BENCHMARK = "pandalm"
 #: judge id -> (file name, result field, reason/reference fields)
@@ -47,12 +47,59 @@ def _majority(votes: list[str]) -> str | None:
     return top if n >= 2 else None
 
 
-def _read(root: Path) -> tuple[list[dict], dict[str, dict[int, dict]]]:
-    data = check_dir(Path(root) / "data" if (Path(root) / "data").is_dir() else root, "PandaLM data")
-    test = load_json(data / "testset-v1.json")
+def _data_dir(root: Path) -> Path:
+    return check_dir(Path(root) / "data" if (Path(root) / "data").is_dir() else root, "PandaLM data")
+
+
+def read_testset(root: Path | str) -> list[dict]:
+    """One parse of PandaLM's ``testset-v1.json``: its records, each with an added ``majority``.
+
+    Parameters
+    ----------
+    root : path
+        The PandaLM folder (holding ``data/``) or its ``data/`` folder.
+
+    Returns
+    -------
+    list of dict
+        The records as written (``idx``, ``instruction``, ``input``, ``response1``,
+        ``response2``, ``motivation_app``, ``annotator1..3``) plus ``majority``: ``"A"``
+        (response 1), ``"B"`` or ``"tie"`` when at least two of the three annotators agree
+        (a 0 vote is a tie vote), None without a majority.
+
+    Raises
+    ------
+    CAPInputError
+        Missing folder or file, malformed JSON, not a non-empty list, a record without
+        ``idx`` / ``annotator1..3``, or a vote other than 0 / 1 / 2 (row and column named).
+    """
+    path = _data_dir(Path(root)) / "testset-v1.json"
+    test = load_json(path)
     if not isinstance(test, list) or not test:
-        raise CAPInputError("PandaLM test set is not a non-empty JSON list", file=str(data / "testset-v1.json"),
+        raise CAPInputError("PandaLM test set is not a non-empty JSON list", file=str(path),
                             fix="use the unmodified testset-v1.json")
+    out = []
+    for i, t in enumerate(test, start=1):
+        missing = [k for k in ("idx", "annotator1", "annotator2", "annotator3") if not isinstance(t, dict) or k not in t]
+        if missing:
+            raise CAPInputError("PandaLM item without a required field", file=str(path),
+                                row=i, column=missing[0], expected="idx, annotator1..3",
+                                fix="use the unmodified testset-v1.json")
+        votes = []
+        for k in (1, 2, 3):
+            vote = _VOTE.get(str(t[f"annotator{k}"]).strip().lower())
+            if vote is None:
+                raise CAPInputError("PandaLM annotator vote outside 0 / 1 / 2", file=str(path), row=i,
+                                    column=f"annotator{k}", expected="0 (tie), 1 or 2", got=t[f"annotator{k}"],
+                                    fix="use the unmodified testset-v1.json")
+            votes.append(vote)
+        out.append({**t, "majority": _majority(votes)})
+    return out
+
+
+def _read(root: Path) -> tuple[list[dict], dict[str, dict[int, dict]]]:
+    test = read_testset(root)
+    data = _data_dir(Path(root))
     outputs = {}
     for judge, (fname, field, _) in JUDGES.items():
         recs = load_json(data / fname)
@@ -63,12 +110,6 @@ def _read(root: Path) -> tuple[list[dict], dict[str, dict[int, dict]]]:
                 raise CAPInputError("judge record without idx or result", file=str(data / fname), row=i,
                                     column=field, expected=f"idx and {field}", fix="use the unmodified file")
         outputs[judge] = {int(r["idx"]): r for r in recs}
-    for i, t in enumerate(test, start=1):
-        missing = [k for k in ("idx", "annotator1", "annotator2", "annotator3") if k not in t]
-        if missing:
-            raise CAPInputError("PandaLM item without a required field", file=str(data / "testset-v1.json"),
-                                row=i, column=missing[0], expected="idx, annotator1..3",
-                                fix="use the unmodified testset-v1.json")
     return test, outputs
 
 
@@ -100,7 +141,7 @@ def import_pandalm(root: Path | str) -> Dataset:
     test, outputs = _read(Path(root))
     items, judgments, skipped = [], [], Counter()
     for t in test:
-        gold = _majority([_VOTE[str(t[f"annotator{k}"])] for k in (1, 2, 3)])
+        gold = t["majority"]
         if gold not in ("A", "B"):
             skipped["tie" if gold == "tie" else "no majority"] += 1
             continue
@@ -134,7 +175,7 @@ def import_pandalm_graded(root: Path | str) -> pl.DataFrame:
     rows = []
     for t in test:
         idx = int(t["idx"])
-        gold = _majority([_VOTE[str(t[f"annotator{k}"])] for k in (1, 2, 3)])
+        gold = t["majority"]
         row = {"item_id": str(idx), "gold": _LEVEL.get(gold) if gold else None}
         for judge, (_, field, _) in JUDGES.items():
             rec = outputs[judge].get(idx)

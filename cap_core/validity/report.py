@@ -79,7 +79,7 @@ def _load(path: Path | str | None, name: str, cols: tuple[str, ...]) -> pl.DataF
     p = Path(path) if path is not None else PUBLISHED_DIR / name
     if not p.is_file():
         raise CAPInputError("published validity table not found", file=str(p), expected=f"{name}",
-                            fix="copy it from ../shared/published into data/published")
+                            fix="rebuild data/ with `make data` (the default-data build writes data/published)")
     df = pl.read_csv(p)
     missing = [c for c in cols if c not in df.columns]
     if missing:

@@ -161,7 +161,7 @@ def published_slot_table(directory: Path | str | None = None) -> pl.DataFrame:
         p = d / name
         if not p.is_file():
             raise CAPInputError("published validity table not found", file=str(p), expected=name,
-                                fix="copy it from ../shared/published into data/published")
+                                fix="rebuild data/ with `make data` (the default-data build writes data/published)")
         df = pl.read_csv(p)
         missing = [c for c in cols if c not in df.columns]
         if missing:

@@ -1,4 +1,5 @@
-"""The Label audit page under streamlit's AppTest (quick default: three small LLMBar/EvalBiasBench sets)."""
+"""The Label audit page under streamlit's AppTest (quick default: three small LLMBar/EvalBiasBench sets,
+from the figures shipped in data/audit, or computed from a local copy of the public data)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def _longer_wins_csv(n: int = 40) -> bytes:
 def test_page_renders_quick_audit_with_chart_drilldown_and_published(shared_dir):
     at = _open()
     assert not at.error and at.title[0].value == "Label audit"
+    assert any("Shipped figures (data/audit)" in i.value for i in at.info)  # no local copy given
     table = _table(at)
     assert table.height == 3 * 3 * 2  # quick sets x predictors x modes
     assert set(table["label_set"]) == {"LLMBar Natural", "LLMBar Neighbor", "EvalBiasBench"}
@@ -66,16 +68,27 @@ def test_page_renders_quick_audit_with_chart_drilldown_and_published(shared_dir)
     assert any("Published" in c.value for c in at.caption)
 
 
-def test_widget_changes_change_the_output():
+def test_widget_changes_change_the_output(shared_dir):
     at = _open()
+    shipped = _table(at)
     caption_paired = [c.value for c in at.caption if "length alone" in c.value][0]
     at.radio(key="la_mode").set_value("item").run()
     assert not at.exception
     caption_item = [c.value for c in at.caption if "length alone" in c.value][0]
     assert "item mode" in caption_item and "of 200 units" in caption_item and caption_item != caption_paired
+    # LLMBar Manual is shipped only in the full audit (100 permutations): at 20 the page says so
     at.multiselect(key="la_sets").set_value(["LLMBar Manual"]).run()
+    assert any("No shipped figures for LLMBar Manual at 20 permutations" in i.value for i in at.info)
+    at.selectbox(key="la_perm").set_value(100).run()
     table = _table(at)
     assert table.height == 6 and set(table["label_set"]) == {"LLMBar Manual"}
+    # with a local copy the same sets are computed here from their texts, and agree with the shipped rows
+    at.text_input(key="la_local").set_value(str(shared_dir)).run()
+    assert any("Computed here from the label-set texts" in i.value for i in at.info)
+    assert _table(at).equals(table)
+    at.multiselect(key="la_sets").set_value(["LLMBar Natural", "LLMBar Neighbor", "EvalBiasBench"]).run()
+    at.selectbox(key="la_perm").set_value(20).run()
+    assert _table(at).equals(shipped)
     assert at.button(key="la_full").disabled is False
 
 
@@ -98,13 +111,16 @@ def test_bad_upload_shows_file_row_and_column():
     assert "label outside the allowed set" in msg and "bad.csv" in msg and "row 2" in msg and "'label'" in msg
 
 
-def test_missing_shared_folder_is_explained_and_upload_still_works(tmp_path, monkeypatch):
-    monkeypatch.setenv("CAP_SHARED_DIR", str(tmp_path / "absent"))
+def test_bad_local_copy_is_explained_and_shipped_figures_and_upload_still_work(tmp_path):
     at = _open()
+    at.text_input(key="la_local").set_value(str(tmp_path / "absent")).run()
+    assert not at.exception
     warning = at.warning[0].value
-    assert "CAP_SHARED_DIR" in warning and str(tmp_path / "absent") in warning
-    assert at.multiselect(key="la_sets").disabled and at.button(key="la_full").disabled
+    assert "local copy of the public data was not found" in warning and str(tmp_path / "absent") in warning
+    assert "Showing the shipped figures" in warning
+    assert _table(at).height == 18  # the shipped quick audit
     assert any("Published" in c.value for c in at.caption)  # Table 7 is embedded, still shown
+    at.multiselect(key="la_sets").set_value([]).run()
     at.file_uploader(key="la_upload").upload("mine.csv", _longer_wins_csv(30), "text/csv").run()
     assert not at.exception and not at.error
     assert set(_table(at)["label_set"]) == {"mine.csv"}

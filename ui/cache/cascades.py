@@ -8,7 +8,6 @@ import streamlit as st
 from cap_core import config
 from cap_core.dataset import Dataset, load_dataset
 
-SHARED = config.REPO_ROOT / ".." / "shared"
 PANDALM = config.pandalm_data_dir()
 
 
@@ -33,7 +32,7 @@ def cascade_bundle(fingerprint: str, _ds: Dataset, benchmark: str, cheap: str, f
     """Cascade data, curves per fallback, oracle and cross-fitted summary."""
     from cap_core.cascades.cascade import cascade_curve, cascade_data, cross_fit, oracle
 
-    d = cascade_data(_ds, benchmark, cheap, list(fallbacks), method=method, shared=SHARED)
+    d = cascade_data(_ds, benchmark, cheap, list(fallbacks), method=method)
     curves = {fb: cascade_curve(d, fb) for fb in d.fallbacks}
     return d, curves, oracle(d), cross_fit(d, n_splits=20, seed=0)
 
@@ -54,7 +53,7 @@ def singles_and_juries(fingerprint: str, _ds: Dataset, benchmark: str, judges: t
     from cap_core.cascades.jury import jury_comparison
     from cap_core.errors import CAPInputError
 
-    cost = dict(cost_summary(_ds, benchmark, list(judges), shared=SHARED).select("judge", "usd_per_1000").iter_rows())
+    cost = dict(cost_summary(_ds, benchmark, list(judges)).select("judge", "usd_per_1000").iter_rows())
     rows = [{"entry": j, "kind": "single judge", "accuracy": 100 * item_frame(_ds, benchmark, j)["correct"].mean(),
              "usd_per_1000": cost[j]} for j in judges]
     if len(judges) >= 3:
@@ -67,6 +66,14 @@ def singles_and_juries(fingerprint: str, _ds: Dataset, benchmark: str, judges: t
             pass
     return pl.DataFrame(rows, schema={"entry": pl.String, "kind": pl.String, "accuracy": pl.Float64,
                                       "usd_per_1000": pl.Float64})
+
+
+@st.cache_data(max_entries=16)
+def cost_notes(fingerprint: str, _ds: Dataset, benchmark: str, judges: tuple[str, ...]) -> list[str]:
+    """How each judge's cost was obtained (recorded, tokens, lengths) or why it has none."""
+    from cap_core.cascades.cost import cost_notices, cost_summary
+
+    return cost_notices(cost_summary(_ds, benchmark, list(judges)))
 
 
 @st.cache_data(max_entries=16)

@@ -1,8 +1,11 @@
 """Cached calls for the Label audit page.
 
-Public label sets are keyed by their name, the shared folder's path, the number of
-permutations and the seed; an upload is keyed by its bytes (streamlit hashes them),
-permutations and seed. Nothing here mutates a cached frame.
+Two sources for the public label sets: the figures shipped in ``data/audit`` (keyed by the
+names, the permutation count and the shipped files' size and modification time), or the
+user's local copy of the public data (a set's texts keyed by its name, the folder and
+the file's size and modification time; its audit by the texts' content hash). An upload
+is keyed by its bytes (streamlit hashes them), its audit by its content hash. Nothing
+here mutates a cached frame.
 """
 
 from __future__ import annotations
@@ -12,28 +15,108 @@ import streamlit as st
 
 from cap_core import config
 from cap_core.audit.label_set import LabelSet
-from cap_core.audit.public_sets import load_label_set, shared_dir
+from cap_core.audit.shipped import MANIFEST_FILE, PREDICTIONS_FILE, TABLE_FILE
 from cap_core.audit.surface import AuditResult, audit_label_set
+from cap_core.errors import CAPInputError
+from cap_core.importers.label_sets import (
+    FULL_PERMUTATIONS,
+    PUBLIC_SETS,
+    QUICK_PERMUTATIONS,
+    public_data_dir,
+    read_public_label_set,
+)
+
+__all__ = ["QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "local_copy_status", "public_audit", "read_upload",
+           "audit_upload", "published_table7"]
 
 PUBLISHED_TABLE7 = config.published_dir() / "validity_labelset_audit.csv"
-QUICK_PERMUTATIONS = 20
-FULL_PERMUTATIONS = 100
 
 
-def shared_status() -> tuple[str | None, str | None]:
-    """``(path, None)`` when the shared folder is found, else ``(None, message)``."""
-    from cap_core.errors import CAPInputError
+def _stamp(*paths) -> tuple:
+    """(path, size, mtime_ns) of each file, None for a missing one: part of a cache key."""
+    out = []
+    for p in paths:
+        try:
+            st_ = p.stat()
+            out.append((str(p), st_.st_size, st_.st_mtime_ns))
+        except OSError:
+            out.append((str(p), None, None))
+    return tuple(out)
 
+
+def local_copy_status(folder: str | None) -> tuple[str | None, str | None]:
+    """``(resolved folder, None)`` for a usable local copy, ``(None, message)`` for a bad one, ``(None, None)`` for none."""
+    if not folder or not folder.strip():
+        return None, None
     try:
-        return str(shared_dir()), None
+        return str(public_data_dir(folder.strip())), None
     except CAPInputError as err:
         return None, str(err)
 
 
+@st.cache_data(max_entries=32, show_spinner="Reading the label set…")
+def _read_public(name: str, folder: str, stamp: tuple) -> LabelSet:
+    return read_public_label_set(name, folder)
+
+
 @st.cache_data(max_entries=64, show_spinner="Auditing the label set…")
-def audit_public(name: str, shared: str, n_permutations: int, seed: int = 0) -> AuditResult:
-    """Audit of one public label set (both modes, all predictors)."""
-    return audit_label_set(load_label_set(name, shared=shared), n_permutations=n_permutations, seed=seed)
+def _audit(fingerprint: str, _ls: LabelSet, n_permutations: int, seed: int) -> AuditResult:
+    return audit_label_set(_ls, n_permutations=n_permutations, seed=seed)
+
+
+@st.cache_data(max_entries=8)
+def _shipped(names: tuple[str, ...], n_permutations: int, seed: int, stamp: tuple):
+    from cap_core.audit.shipped import read_shipped_audit, shipped_audit
+
+    res, missing = shipped_audit(list(names), n_permutations, seed=seed)
+    got = read_shipped_audit()
+    runs: dict[int, list[str]] = {}
+    for name, meta in (got[1]["sets"].items() if got else []):
+        for n in meta["permutations"]:
+            runs.setdefault(n, []).append(name)
+    return res, missing, runs, (got[1].get("n_splits") if got else None)
+
+
+def public_audit(names: tuple[str, ...], local: str | None, n_permutations: int,
+                 seed: int = 0) -> tuple[AuditResult | None, list[str]]:
+    """Audit of the chosen public sets and what the page should say about it.
+
+    With a local copy (``local``, resolved): every set read from its texts and audited here.
+    Without: the shipped figures (``data/audit``) of the sets shipped at these settings.
+
+    Returns
+    -------
+    (AuditResult or None, list of str)
+        The stacked audit (None when nothing could be shown) and notices: where the
+        figures come from, tie counts, and the sets without shipped figures.
+
+    Raises
+    ------
+    CAPInputError
+        A set's file is missing from the local copy or malformed.
+    """
+    if not names:
+        return None, []
+    if local:
+        parts, notes = [], [f"Computed here from the label-set texts in your local copy ({local})."]
+        for name in names:
+            ls = _read_public(name, local, _stamp(public_data_dir(local) / PUBLIC_SETS[name][0]))
+            notes += ls.notices
+            parts.append(_audit(ls.fingerprint(), ls, n_permutations, seed))
+        return AuditResult(pl.concat([r.table for r in parts]), pl.concat([r.predictions for r in parts])), notes
+    folder = config.audit_data_dir()
+    res, missing, runs, n_splits = _shipped(tuple(names), n_permutations, seed,
+                                  _stamp(*(folder / f for f in (TABLE_FILE, PREDICTIONS_FILE, MANIFEST_FILE))))
+    notes = []
+    if res is not None:
+        notes.append("Shipped figures (data/audit): computed by the default-data build from the public texts, "
+                     f"seed {seed}, {n_splits} prompt-grouped folds; no label-set text is on this machine. Point at your "
+                     "local copy of the public data above to recompute them here.")
+    if missing:
+        have = "; ".join(f"{len(v)} set(s) at {n} permutations" for n, v in sorted(runs.items())) or "none"
+        notes.append(f"No shipped figures for {', '.join(missing)} at {n_permutations} permutations (shipped: "
+                     f"{have}). Point at your local copy of the public data above to audit them here.")
+    return res, notes
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the uploaded label set…")
@@ -44,13 +127,12 @@ def read_upload(file_name: str, data: bytes) -> LabelSet:
     return read_user_label_set(file_name, data=data)
 
 
-@st.cache_data(max_entries=8, show_spinner="Auditing your label set…")
-def audit_upload(fingerprint: str, _ls: LabelSet, n_permutations: int, seed: int = 0) -> AuditResult:
-    """Audit of an uploaded label set, keyed by its content fingerprint."""
-    return audit_label_set(_ls, n_permutations=n_permutations, seed=seed)
+def audit_upload(ls: LabelSet, n_permutations: int, seed: int = 0) -> AuditResult:
+    """Audit of an uploaded label set, cached by its content fingerprint."""
+    return _audit(ls.fingerprint(), ls, n_permutations, seed)
 
 
 @st.cache_data(max_entries=1)
 def published_table7() -> pl.DataFrame:
-    """Validity Table 7 as published (copied from ../shared/published/labelset_audit.csv)."""
+    """Validity Table 7 as published (``data/published/validity_labelset_audit.csv``)."""
     return pl.read_csv(PUBLISHED_TABLE7)

@@ -1,4 +1,4 @@
-"""``python -m cap_core audit`` on real small label sets and on user files."""
+"""``python -m cap_core audit`` on real small label sets (from a local copy or the shipped figures) and user files."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[3]
 def test_paired_audit_of_llmbar_manual(shared_dir, tmp_path, capsys):
     out = tmp_path / "audit.csv"
     code = main(["audit", "--labels", "LLMBar Manual", "--mode", "paired", "--out", str(out),
-                 "--permutations", "20", "--seed", "0", "--shared", str(shared_dir)])
+                 "--permutations", "20", "--seed", "0", "--public-data", str(shared_dir)])
     assert code == 0
     assert "wrote 3 audit rows" in capsys.readouterr().out
     table = pl.read_csv(out)
@@ -33,7 +33,7 @@ def test_paired_audit_of_llmbar_manual(shared_dir, tmp_path, capsys):
 def test_item_mode_with_predictions_file(shared_dir, tmp_path):
     out, preds = tmp_path / "a.csv", tmp_path / "p.csv"
     assert main(["audit", "--labels", "EvalBiasBench", "--mode", "item", "--out", str(out), "--permutations", "19",
-                 "--predictions", str(preds)]) == 0
+                 "--predictions", str(preds), "--public-data", str(shared_dir / "data")]) == 0
     raw = json.loads((shared_dir / "data/evalbiasbench/data/evalbiasbench/biasbench.json").read_text())
     n_responses = 2 * sum(len(v) for v in raw.values())
     p = pl.read_csv(preds)
@@ -70,9 +70,34 @@ def test_bad_inputs_exit_2_with_a_message(tmp_path, capsys):
     good_single.write_text("prompt,response,label\nq,r,1\nq2,s,0\n")
     assert main(["audit", "--labels", str(good_single), "--mode", "paired", "--out", str(tmp_path / "x.csv")]) == 2
     assert "paired mode needs pairs" in capsys.readouterr().err
-    assert main(["audit", "--labels", "EvalBiasBench", "--shared", str(tmp_path / "none"),
+    assert main(["audit", "--labels", "EvalBiasBench", "--public-data", str(tmp_path / "none"),
                  "--out", str(tmp_path / "x.csv")]) == 2
-    assert "CAP_SHARED_DIR" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "local copy of the public data was not found" in err and "none" in err
+
+
+def test_without_a_local_copy_public_sets_come_from_the_shipped_figures(shared_dir, tmp_path, capsys):
+    # EvalBiasBench is shipped at 20 (quick default) and 100 permutations; the row count and n_units follow
+    # from the raw file (80 probes, every label the first output)
+    raw = json.loads((shared_dir / "data/evalbiasbench/data/evalbiasbench/biasbench.json").read_text())
+    out = tmp_path / "a.csv"
+    assert main(["audit", "--labels", "EvalBiasBench", "--mode", "paired", "--permutations", "20",
+                 "--out", str(out)]) == 0
+    assert "1 from the figures shipped in data/audit" in capsys.readouterr().out
+    shipped = pl.read_csv(out)
+    assert shipped.height == 3 and shipped["n_units"].to_list() == [sum(len(v) for v in raw.values())] * 3 == [80] * 3
+    # the same rows as an audit of the texts in the local copy
+    live = tmp_path / "b.csv"
+    assert main(["audit", "--labels", "EvalBiasBench", "--mode", "paired", "--permutations", "20",
+                 "--public-data", str(shared_dir), "--out", str(live)]) == 0
+    assert pl.read_csv(live).equals(shipped)
+    # settings that are not shipped: a clear error naming the option and what is shipped
+    assert main(["audit", "--labels", "EvalBiasBench", "--permutations", "19", "--out", str(tmp_path / "c.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "argument `--public-data`" in err and "need their texts" in err and "at 100 permutations" in err
+    assert main(["audit", "--labels", "EvalBiasBench", "--permutations", "20", "--predictions",
+                 str(tmp_path / "p.csv"), "--out", str(tmp_path / "d.csv")]) == 2
+    assert "--public-data" in capsys.readouterr().err
 
 
 def test_module_entry_point_lists_the_verb():

@@ -1,4 +1,4 @@
-"""Label-set loaders against the raw public files (counted here with plain loops), and user files."""
+"""Public label-set readers against the raw public files (counted here with plain loops), and user files."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 
-from cap_core.audit.public_sets import BUILTIN, load_label_set, shared_dir
 from cap_core.audit.user_sets import read_user_label_set
 from cap_core.errors import CAPInputError
+from cap_core.importers.label_sets import PUBLIC_SETS, load_label_set, public_data_dir
 
 
 def _jsonl(path):
@@ -19,7 +19,7 @@ def _jsonl(path):
 
 
 def _counts(name, shared):
-    ls = load_label_set(name, shared=shared)
+    ls = load_label_set(name, public_data=shared)
     lab = Counter(ls.pairs["label"].to_list())
     return ls, ls.pairs.height, lab["A"], lab["B"], lab["tie"]
 
@@ -43,7 +43,12 @@ def test_judgebench(shared_dir, name, model):
     raw = _jsonl(shared_dir / f"data/judgebench/data/dataset=judgebench,response_model={model}.jsonl")
     ls, n, a, b, tie = _counts(name, shared_dir)
     assert (n, a, b, tie) == (len(raw), sum(r["label"] == "A>B" for r in raw), sum(r["label"] == "B>A" for r in raw), 0)
-    assert ls.pairs["group"].n_unique() == len({r["original_id"] for r in raw})
+    # a pair's group is its source item; the LiveBench pairs have original_id null and one question each, so
+    # each is its own group (not one shared "None" group, which put 196 unrelated GPT-4o pairs in one fold)
+    groups = {r["original_id"] if r["original_id"] is not None else "q:" + r["question"] for r in raw}
+    assert ls.pairs["group"].n_unique() == len(groups)
+    assert len(groups) == {"JudgeBench GPT-4o": 350, "JudgeBench Claude": 270}[name]
+    assert "None" not in ls.pairs["group"].to_list()
 
 
 @pytest.mark.parametrize("name, folder", [
@@ -83,20 +88,37 @@ def test_autoj_and_evalbiasbench(shared_dir):
     assert sorted(ls.pairs["subset"].unique()) == sorted(raw)
 
 
-def test_every_builtin_loads_with_unique_ids(shared_dir):
-    for name in BUILTIN:
-        ls = load_label_set(name, shared=shared_dir)
+def test_every_public_set_loads_with_unique_ids(shared_dir):
+    for name in PUBLIC_SETS:
+        ls = load_label_set(name, public_data=shared_dir / "data")  # the data folder itself works too
         assert ls.pairs["pair_id"].is_unique().all(), name
         assert ls.pairs["response_a"].null_count() == 0 and ls.pairs["response_b"].null_count() == 0
 
 
-def test_missing_shared_folder_names_the_env_var(tmp_path, monkeypatch):
-    monkeypatch.setenv("CAP_SHARED_DIR", str(tmp_path / "nowhere"))
-    with pytest.raises(CAPInputError, match="CAP_SHARED_DIR") as err:
-        shared_dir()
+def test_public_set_needs_a_local_copy_and_names_what_is_missing(tmp_path):
+    with pytest.raises(CAPInputError, match="needs its texts from your local copy") as err:
+        load_label_set("RewardBench")
+    assert err.value.argument == "public_data" and "--public-data" in err.value.fix
+    with pytest.raises(CAPInputError, match="local copy of the public data was not found") as err:
+        load_label_set("EvalBiasBench", public_data=tmp_path / "nowhere")
     assert "nowhere" in err.value.file
+    (tmp_path / "llmbar").mkdir()
+    assert public_data_dir(tmp_path) == tmp_path.resolve()
+    with pytest.raises(CAPInputError, match="lacks the file of EvalBiasBench") as err:
+        load_label_set("EvalBiasBench", public_data=tmp_path)
+    assert err.value.file.endswith("evalbiasbench/data/evalbiasbench/biasbench.json")
     with pytest.raises(CAPInputError, match="unknown label set"):
         load_label_set("RewardBench 9")
+
+
+def test_malformed_public_file_names_file_row_and_column(tmp_path):
+    f = tmp_path / "evalbiasbench/data/evalbiasbench/biasbench.json"
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps({"length": [{"instruction": "q", "response1": "a", "response2": "b", "label": 1},
+                                        {"instruction": "q", "response1": "a", "response2": "b", "label": 3}]}))
+    with pytest.raises(CAPInputError, match="unknown label") as err:
+        load_label_set("EvalBiasBench", public_data=tmp_path)
+    assert (err.value.row, err.value.column, err.value.got) == (2, "label", "3")
 
 
 def test_user_pairs_csv_and_singles_jsonl(tmp_path):

@@ -1,0 +1,74 @@
+"""Cost per verdict from the data model's figures (recorded dollars, tokens, response lengths), by hand."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from cap_core.cascades.cost import cost_notices, cost_summary, item_costs, load_prices, token_basis
+from cap_core.dataset import Dataset, load_dataset
+from cap_core.errors import CAPInputError
+
+# one price row: $2 in / $10 out per 1M tokens, billed per order, 100 template tokens, 50 extra output tokens
+PRICES = pl.DataFrame({"pattern": ["^J"], "model": ["j"], "input_usd_per_1m": [2.0], "output_usd_per_1m": [10.0],
+                       "billing": ["per_order"], "prompt_overhead_tokens": [100], "extra_output_tokens": [50],
+                       "source": ["test row"]})
+
+
+def _ds(len_a=(400, 800), len_b=(400, None), tokens=None, cost=None, judge="J1") -> Dataset:
+    items = pl.DataFrame({"benchmark": "t", "item_id": ["i1", "i2"], "gold": ["A", "B"],
+                          "len_a": list(len_a), "len_b": list(len_b)}, schema_overrides={"len_b": pl.Int64})
+    rows = []
+    for k, (i, o) in enumerate([("i1", "AB"), ("i1", "BA"), ("i2", "AB"), ("i2", "BA")]):
+        rows.append({"judge": judge, "benchmark": "t", "item_id": i, "order": o, "verdict": "A",
+                     "tokens": None if tokens is None else tokens[k], "cost_usd": None if cost is None else cost[k]})
+    return Dataset.build(items, pl.DataFrame(rows, schema_overrides={"tokens": pl.Int64, "cost_usd": pl.Float64}))
+
+
+def test_lengths_basis_by_hand():
+    ds = _ds(len_b=(400, 400))
+    c = dict(item_costs(ds, "t", "J1", PRICES).select("item_id", "cost_usd").iter_rows())
+    # i1: (400 + 400) / 4 = 200 tokens; per call (200 + 100) x 2 + 50 x 10 = 1100 micro-dollars; two orders
+    # i2: (800 + 400) / 4 = 300 tokens; per call (300 + 100) x 2 + 500 = 1300; two orders
+    assert c == pytest.approx({"i1": 2 * 1100e-6, "i2": 2 * 1300e-6})
+    assert token_basis(ds, "t", "J1") == "lengths"
+
+
+def test_tokens_then_recorded_take_precedence():
+    ds = _ds(tokens=[1000, 1000, 0, 500])
+    c = dict(item_costs(ds, "t", "J1", PRICES).select("item_id", "cost_usd").iter_rows())
+    # tokens billed at the input price: i1 2 x [(1000 + 100) x 2 + 500]; i2 (100 x 2 + 500) + (600 x 2 + 500)
+    assert c == pytest.approx({"i1": 2 * 2700e-6, "i2": 700e-6 + 1700e-6})
+    ds = _ds(tokens=[1000, 1000, 0, 500], cost=[0.5, 0.25, 0.125, 1.0])
+    got = item_costs(ds, "t", "J1", PRICES)
+    assert dict(got.select("item_id", "cost_usd").iter_rows()) == pytest.approx({"i1": 0.75, "i2": 1.125})
+    assert got["basis"].unique().to_list() == ["recorded"]
+
+
+def test_missing_lengths_are_reported_not_filled_with_zero():
+    # i2 lacks len_b and no verdict has tokens or a recorded cost: no estimate, and the summary says why
+    ds = _ds(len_b=(400, None))
+    with pytest.raises(CAPInputError, match="no cost, token or length figures") as err:
+        item_costs(ds, "t", "J1", PRICES)
+    assert err.value.got == "2 of 4 verdicts without any"
+    summary = cost_summary(ds, "t", ["J1"], PRICES)
+    row = summary.row(0, named=True)
+    assert row["basis"] == "no figures" and row["usd_per_1000"] is None
+    notes = cost_notices(summary)
+    assert notes == ["Cost of J1: no estimate: the dataset has no cost_usd, tokens or len_a / len_b for their "
+                     "verdicts."]
+
+
+def test_no_price_and_notices_per_basis():
+    ds = _ds(len_b=(400, 400), judge="K")
+    summary = cost_summary(ds, "t", ["K"], PRICES)
+    assert summary.row(0, named=True)["basis"] == "no price"
+    assert "no row of the price table matches" in cost_notices(summary)[0]
+
+
+def test_default_data_estimates_from_lengths_and_says_so(default_data_dir):
+    ds = load_dataset(default_data_dir)
+    summary = cost_summary(ds, "judgebench", ["o1-mini (arena_hard)", "internlm2-20b-reward (RM)"], load_prices())
+    assert summary["basis"].to_list() == ["lengths", "lengths"]
+    (note,) = cost_notices(summary)
+    assert "response lengths only" in note and "question" in note
