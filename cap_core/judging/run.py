@@ -19,7 +19,10 @@ counts them as missing, i.e. excluded and never correct.
 Early stop: when the first ``RunSpec.stop_after`` (default 3) calls of a judge all fail
 with the same non-retryable error (unknown model, bad request, authentication; see
 :mod:`cap_core.judging.client`), that judge's remaining requests are not sent (status
-``stopped``) and ``stats["halted"]`` maps the judge to the one-line reason.
+``stopped``) and ``stats["halted"]`` maps the judge to the one-line reason. The client
+decides the stop as the third failure returns and sends at most ``stop_after`` of a
+judge's calls before its first outcomes are known, so exactly ``stop_after`` requests go
+out, at any concurrency.
 """
 
 from __future__ import annotations
@@ -177,23 +180,13 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     out.mkdir(parents=True, exist_ok=True)
     cache = JudgeCache(cache_dir)
     client = JudgeClient(cache, Budget(spec.budget_calls, spec.budget_usd), spec.retry, spec.concurrency,
-                         cancel or threading.Event())
+                         cancel or threading.Event(), stop_after=spec.stop_after)
     log = (out / "run_log.jsonl").open("a", encoding="utf-8")
     rows: list[dict] = []
     total = len(jobs)
-    first: dict[str, list] = {}  # judge -> outcomes of its first stop_after finished calls
-
-    def watch(judge: str, rec) -> None:
-        seen = first.setdefault(judge, [])
-        if spec.stop_after < 1 or len(seen) >= spec.stop_after or rec.status in ("stopped", "cancelled", "budget"):
-            return
-        seen.append((rec.status == "failed" and rec.fatal, rec.error))
-        if len(seen) == spec.stop_after and all(f for f, _ in seen) and len({e for _, e in seen}) == 1:
-            client.halt(judge, f"{judge}: first {spec.stop_after} calls failed with {seen[0][1]}")
 
     def done(i: int, rec) -> None:
         row, judge, order, req = jobs[i]
-        watch(judge, rec)
         r = _call_row(row, judge, order, rec)
         r.update(temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)

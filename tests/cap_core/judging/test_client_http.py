@@ -158,3 +158,39 @@ def test_cancel_keeps_finished_calls_and_a_rerun_completes(fake_key, tmp_path):
         assert res2.stats["cache_hits"] == done and res2.stats["requests"] == 6 - done and slow.count() == 6
     finally:
         slow.close()
+
+
+def _cache_size(path: Path) -> int:
+    from cap_core.judging.cache import JudgeCache
+
+    cache = JudgeCache(path)
+    try:
+        return len(cache)
+    finally:
+        cache.close()
+
+
+def test_unprocessable_is_sent_once_and_never_cached(server, fake_key, tmp_path):
+    # 422 means the server will never take this request: one attempt, status failed, nothing stored,
+    # so a rerun asks again instead of reading an empty "ok" reply from the cache
+    items = make_items(["unprocessable"])
+    res = run_judging(items, spec(server, orders=("AB",)), cache_dir=tmp_path / "c", out_dir=tmp_path / "o")
+    row = res.calls.row(0, named=True)
+    assert server.count() == 1 and server.count(422) == 1
+    assert row["status"] == "failed" and row["retries"] == 0 and row["verdict"] is None
+    assert _cache_size(tmp_path / "c") == 0
+    again = run_judging(items, spec(server, orders=("AB",)), cache_dir=tmp_path / "c", out_dir=tmp_path / "o2")
+    assert server.count() == 2 and again.stats["cache_hits"] == 0 and again.calls["status"].to_list() == ["failed"]
+
+
+def test_an_empty_reply_is_a_failure_and_never_cached(server, fake_key, tmp_path):
+    items = make_items(["empty", "ok"])
+    res = run_judging(items, spec(server, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
+                      out_dir=tmp_path / "o")
+    by = {r["item_id"]: r for r in res.calls.iter_rows(named=True)}
+    assert by["it00"]["status"] == "failed" and "empty" in by["it00"]["reason"]
+    assert by["it01"]["status"] == "ok"
+    assert _cache_size(tmp_path / "c") == 1  # the good answer only
+    again = run_judging(items, spec(server, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
+                        out_dir=tmp_path / "o2")
+    assert again.stats["cache_hits"] == 1 and again.stats["requests"] == 1 and server.count() == 3
