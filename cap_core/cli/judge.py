@@ -3,12 +3,13 @@
 Example::
 
     python -m cap_core judge --items testbed --model local/longer --model local/first \\
-        --orders AB,BA --evaluator local/rationale-check --cache .cap_cache --out runs/mini
+        --orders AB,BA --evaluator local/rationale-check --out runs/mini
 
 The output directory holds items/judgments/declarations (load it with ``profile
 --data DIR`` or in the dashboard), the per-call table, the run log and the failure
 counts (see :mod:`cap_core.judging.run`). Re-running the same command costs no calls:
-every finished call is served from ``--cache``. API keys are read from the
+every finished call is served from the judging cache (``--cache``, by default
+:func:`cap_core.config.cache_dir`). API keys are read from the
 environment by litellm and are never written anywhere.
 """
 
@@ -32,7 +33,8 @@ def register(subparsers) -> None:
     p.add_argument("--variants", help="comma-separated variants to judge (default all)")
     p.add_argument("--limit", type=int, help="judge only the first N base items")
     p.add_argument("--evaluator", help="rationale evaluator model for C8 (not one of the judges)")
-    p.add_argument("--cache", type=Path, required=True, help="cache directory (created)")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="judging cache directory (created; default: the project cache, $CAP_CACHE_DIR)")
     p.add_argument("--out", type=Path, required=True, help="run/dataset directory to write")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
     p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
@@ -100,7 +102,9 @@ def _judge(args: argparse.Namespace) -> str:
 
         keep = items["base_item_id"].unique(maintain_order=True).head(args.limit).to_list()
         items = items.filter(pl.col("base_item_id").is_in(keep))
-    res = run_judging(items, spec, cache_dir=args.cache, out_dir=args.out, on_progress=_progress)
+    from cap_core.config import cache_dir
+
+    res = run_judging(items, spec, cache_dir=args.cache or cache_dir(), out_dir=args.out, on_progress=_progress)
     print(file=sys.stderr)
     s = res.stats
     if res.judgments.height == 0:
