@@ -12,7 +12,8 @@ it. Registered with litellm as the custom provider ``smollm``:
 ``smollm/likelihood``  each answer is scored by the mean log-probability per token of
                        the answer's tokens given the question (each answer alone, so
                        the verdict cannot depend on the order); the higher mean wins and
-                       a short rationale is generated. Reply: JSON with ``winner``,
+                       a short rationale is generated (prompt: the built-in template
+                       ``smollm_rationale``). Reply: JSON with ``winner``,
                        ``rationale``, ``mean_logprob_a``, ``mean_logprob_b``.
 
 Nothing here is imported at start-up: llama_cpp and the model load on the first call,
@@ -26,9 +27,12 @@ import json
 import threading
 from pathlib import Path
 
-__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS"]
+__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "RATIONALE_TEMPLATE"]
 
 MODELS = ("smollm/generative", "smollm/likelihood")
+#: The built-in template asking for the likelihood judge's one-sentence rationale; its
+#: version is part of every ``smollm/`` cache key (:func:`cap_core.judging.request.cache_key`).
+RATIONALE_TEMPLATE = "smollm_rationale"
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _LOCK = threading.Lock()
 _STATE: dict = {}
@@ -112,8 +116,10 @@ def _likelihood(prompt: str) -> str:
     la, lb = mean_logprob(ctx, a), mean_logprob(ctx, b)
     win = "A" if la > lb else "B" if lb > la else "tie"
     chosen = a if win == "A" else b
-    why = _chat([{"role": "user", "content": f"Question: {q}\nAnswer: {chosen}\n"
-                  "In one sentence, why is this answer correct?"}], 48).strip()
+    from cap_core.judging.templates import load_template
+
+    why = _chat([{"role": "user", "content": load_template(RATIONALE_TEMPLATE).render(question=q, answer=chosen)}],
+                48).strip()
     return json.dumps({"rationale": why, "winner": win, "mean_logprob_a": round(la, 4), "mean_logprob_b": round(lb, 4)})
 
 
