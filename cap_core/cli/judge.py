@@ -78,15 +78,40 @@ def _why_none(res) -> str:
     return "; ".join(parts) or "no call finished"
 
 
+#: Function arguments of the judging API -> the option of this verb that sets them.
+_OPTIONS = {"judges": "--model", "model": "--model", "orders": "--orders", "evaluator": "--evaluator",
+            "temperature": "--temperature", "max_tokens": "--max-tokens", "concurrency": "--concurrency",
+            "budget_calls": "--budget-calls", "budget_usd": "--budget-usd", "template": "--template",
+            "items": "--items", "out_dir": "--out", "cache_dir": "--cache"}
+
+
+def as_option(err: CAPInputError, options: dict[str, str]) -> CAPInputError:
+    """``err`` naming the command-line option instead of the function argument it sets."""
+    if err.argument not in options:
+        return err
+    return CAPInputError(err.problem, file=err.file, row=err.row, column=err.column, argument=options[err.argument],
+                         expected=err.expected, got=err.got, fix=err.fix)
+
+
 def _judge(args: argparse.Namespace) -> str:
+    try:
+        return _run(args)
+    except CAPInputError as err:
+        raise as_option(err, _OPTIONS) from None
+
+
+def _run(args: argparse.Namespace) -> str:
     from cap_core.judging.client import RetryPolicy
     from cap_core.judging.items_io import load_run_items
     from cap_core.judging.run import RunSpec, run_judging
 
     orders = tuple(o.strip().upper() for o in args.orders.split(",") if o.strip())
-    if args.max_retries < 0 or args.timeout <= 0:
-        raise CAPInputError("bad retry settings", column="--max-retries/--timeout", expected="retries >= 0, timeout > 0",
-                            got=(args.max_retries, args.timeout))
+    if args.max_retries < 0:
+        raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
+                            expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
+    if not args.timeout > 0:
+        raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
+                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
     spec = RunSpec(judges=args.model, orders=orders,
                    variants=tuple(v.strip() for v in args.variants.split(",")) if args.variants else None,
                    template=args.template, temperature=args.temperature, max_tokens=args.max_tokens,
@@ -97,7 +122,8 @@ def _judge(args: argparse.Namespace) -> str:
     items = load_run_items(args.items)
     if args.limit is not None:
         if args.limit < 1:
-            raise CAPInputError("--limit must be at least 1", column="--limit", got=args.limit)
+            raise CAPInputError("--limit must be at least 1", argument="--limit", expected="a number of base items >= 1",
+                                got=args.limit)
         import polars as pl
 
         keep = items["base_item_id"].unique(maintain_order=True).head(args.limit).to_list()

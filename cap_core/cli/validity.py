@@ -124,6 +124,21 @@ def _generate(args: argparse.Namespace) -> str:
     return f"wrote {probes.height} probes to {args.out} ({skipped.height} rule applications did not apply)"
 
 
+#: Function arguments of the probe generation and grading API -> the option that sets them.
+_OPTIONS = {"generator": "--generator", "slots": "--slot", "max_attempts": "--max-attempts",
+            "max_calls": "--max-calls", "judges": "--judge", "cache_dir": "--cache"}
+
+
+def _live(run, *args, **kw):
+    """Call a live (model) step, naming the command-line option in its errors."""
+    from cap_core.cli.judge import as_option
+
+    try:
+        return run(*args, **kw)
+    except CAPInputError as err:
+        raise as_option(err, _OPTIONS) from None
+
+
 def _generate_llm(args: argparse.Namespace) -> str:
     import sys
 
@@ -134,9 +149,9 @@ def _generate_llm(args: argparse.Namespace) -> str:
         bases = validate_bases(_read(args.bases, "base claims"))
     except CAPInputError as err:
         raise _named(err, args.bases) from None
-    probes, attempts, notices = generate_probes_llm(bases, args.generator, cache_dir=_cache(args), slots=args.slot,
-                                                    max_attempts=args.max_attempts, api_base=args.api_base,
-                                                    max_calls=args.max_calls)
+    probes, attempts, notices = _live(generate_probes_llm, bases, args.generator, cache_dir=_cache(args),
+                                      slots=args.slot, max_attempts=args.max_attempts, api_base=args.api_base,
+                                      max_calls=args.max_calls)
     for n in notices:
         print(f"notice: {n}", file=sys.stderr)
     _write(probes, args.out)
@@ -172,8 +187,8 @@ def _grade(args: argparse.Namespace) -> str:
 
     from cap_core.validity.probes.grade import grade_probes
 
-    grades, notices = grade_probes(_read(args.bases, "base claims"), _read(args.probes, "probes"), args.judge,
-                                   cache_dir=_cache(args), max_calls=args.max_calls, api_base=args.api_base)
+    grades, notices = _live(grade_probes, _read(args.bases, "base claims"), _read(args.probes, "probes"), args.judge,
+                            cache_dir=_cache(args), max_calls=args.max_calls, api_base=args.api_base)
     for n in notices:
         print(f"notice: {n}", file=sys.stderr)
     _write(grades, args.out)

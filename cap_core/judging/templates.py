@@ -61,7 +61,7 @@ def load_template(name_or_path: str | Path) -> PromptTemplate:
     if str(name_or_path) in BUILTIN:
         path = PROMPTS_DIR / f"{name_or_path}.txt"
     if not path.is_file():
-        raise CAPInputError("prompt template not found", file=str(path),
+        raise CAPInputError("prompt template not found", file=str(path), argument="template",
                             expected="a built-in name (" + ", ".join(BUILTIN) + ") or a template file",
                             fix="check the path or copy a file from cap_core/judging/prompts/")
     text = path.read_text(encoding="utf-8")

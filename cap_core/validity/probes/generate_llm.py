@@ -116,14 +116,15 @@ def _register_offline() -> None:
 
 def _iv(generator: object, slots: object, max_attempts: object) -> list[str]:
     if not isinstance(generator, str) or not generator.strip():
-        raise CAPInputError("no generator model", column="generator", got=generator,
+        raise CAPInputError("no generator model", argument="generator", got=generator,
                             expected="a litellm model string", fix=f"e.g. {DEFAULT_GENERATOR} or openai/gpt-4o-mini")
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or not 1 <= max_attempts <= 10:
-        raise CAPInputError("max_attempts must be an integer from 1 to 10", column="max_attempts", got=max_attempts)
+        raise CAPInputError("max_attempts must be an integer from 1 to 10", argument="max_attempts",
+                            expected="1 to 10 requests per slot", got=max_attempts)
     chosen = list(SLOTS) if slots is None else list(slots)
     unknown = [s for s in chosen if s not in SLOTS]
     if unknown or not chosen:
-        raise CAPInputError("unknown probe slot", column="slot", got=unknown or chosen, expected=", ".join(SLOTS))
+        raise CAPInputError("unknown probe slot", argument="slots", got=unknown or chosen, expected=", ".join(SLOTS))
     return chosen
 
 
@@ -166,7 +167,8 @@ def generate_probes_llm(bases: pl.DataFrame, generator: str = DEFAULT_GENERATOR,
     Raises
     ------
     CAPInputError
-        Bad bases, an unknown slot, a bad ``max_attempts`` or an empty generator.
+        Bad bases, an unknown slot (argument ``slots``), a bad ``max_attempts``,
+        ``max_calls`` or ``cache_dir``, or an empty ``generator``.
     """
     from cap_core.judging.cache import JudgeCache
     from cap_core.judging.client import Budget, JudgeClient

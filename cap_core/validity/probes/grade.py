@@ -112,7 +112,8 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     Raises
     ------
     CAPInputError
-        No judge given; probes without a ``status`` column; bad bases or probes (see
+        No judge given (argument ``judges``); probes without a ``status`` column; a bad
+        ``max_calls`` or unusable ``cache_dir``; bad bases or probes (see
         :func:`cap_core.validity.probes.generate.validate_bases`, e.g. a probe without base).
     """
     from cap_core.judging.cache import JudgeCache
@@ -121,10 +122,11 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     from cap_core.validity.probes.generate import validate_bases, validate_probes
 
     if not judges or not all(isinstance(j, str) and j.strip() for j in judges):
-        raise CAPInputError("no judge to grade with", column="judges", expected="litellm model strings",
+        raise CAPInputError("no judge to grade with", argument="judges", expected="litellm model strings",
                             got=judges, fix="pass e.g. localgrade/overlap or openai/gpt-4o-mini")
     if "status" not in probes.columns:
-        raise CAPInputError("the probes are not verified", column="status", expected="a verified probe table",
+        raise CAPInputError("the probes are not verified", column="status", argument="probes",
+                            expected="a verified probe table",
                             fix="run `python -m cap_core probes verify` first")
     bases = validate_bases(bases)
     validate_probes(probes, bases)
