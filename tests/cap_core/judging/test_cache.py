@@ -122,7 +122,7 @@ os.environ["OPENAI_API_KEY"] = sys.argv[3]
 from cap_core.judging.cache import JudgeCache
 from cap_core.judging.client import JudgeClient, RetryPolicy
 from cap_core.judging.request import JudgeRequest
-client = JudgeClient(JudgeCache(sys.argv[1]), retry=RetryPolicy(timeout=120), lease_s=1.0)
+client = JudgeClient(JudgeCache(sys.argv[1]), retry=RetryPolicy(timeout=120), lease_s=3.0)
 client.call(JudgeRequest("openai/gpt-4o-mini", (("user", "Hold me. SCENARIO:slow"),), api_base=sys.argv[2]))
 """
 
@@ -137,16 +137,16 @@ def test_a_live_holder_keeps_its_claim_and_a_killed_one_loses_it(fake_key, tmp_p
             time.sleep(0.02)
         assert server.count() == 1, holder.stderr.read().decode()[-2000:] if holder.poll() is not None else ""
         req = JudgeRequest(MODEL, (("user", "Hold me. SCENARIO:slow"),), api_base=server.url)
-        client = JudgeClient(JudgeCache(tmp_path / "c"), lease_s=1.0)
+        client = JudgeClient(JudgeCache(tmp_path / "c"), lease_s=3.0)
         out: list = []
         waiter = threading.Thread(target=lambda: out.append(client.call(req)))
         waiter.start()
-        time.sleep(3.0)  # three lease lengths: the holder renews its claim, the waiter sends nothing
+        time.sleep(4.5)  # 1.5 lease lengths: the holder renews its claim, the waiter sends nothing
         assert server.count() == 1 and not out
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
         waiter.join(timeout=30)
-        # the dead holder's claim expired within a lease; the waiter then sent the call itself, once
+        # the dead holder's claim expired within a lease (3 s); the waiter then sent the call itself, once
         assert out and out[0].status == "ok" and not out[0].cache_hit
         assert server.count() == 2
         client.cache.close()
