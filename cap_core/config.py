@@ -7,7 +7,9 @@ and verb shares. Environment variables override the folders:
 variable                  meaning                                         default
 ========================  ==============================================  ==========================
 ``CAP_DATA_DIR``          embedded data (``default/``, ``published/``…)   ``<repo>/data``
-``CAP_CACHE_DIR``         the judging cache (one diskcache, JSON values)  ``<repo>/.cache/judging``
+``CAP_CACHE_DIR``         the judging cache (one diskcache, JSON values)  ``$CAP_RUNS_DIR/cache`` if
+                                                                          that is set, else
+                                                                          ``<repo>/.cache/judging``
 ``CAP_RUNS_DIR``          live-run output folders of the dashboard        ``<repo>/.cache/live_runs``
 ========================  ==============================================  ==========================
 
@@ -79,7 +81,10 @@ def audit_data_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """The one judging cache of the project (``$CAP_CACHE_DIR`` or ``<repo>/.cache/judging``)."""
+    """The one judging cache of the project: ``$CAP_CACHE_DIR``; else, when only ``$CAP_RUNS_DIR``
+    is set, ``$CAP_RUNS_DIR/cache`` (nothing is written inside the repo); else ``<repo>/.cache/judging``."""
+    if not os.environ.get("CAP_CACHE_DIR") and os.environ.get("CAP_RUNS_DIR"):
+        return runs_dir() / "cache"
     return _env_dir("CAP_CACHE_DIR", REPO_ROOT / ".cache" / "judging")
 
 

@@ -16,12 +16,14 @@ infinities and nulls are left as they are.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 
 from cap_core.errors import CAPInputError
 
 __all__ = ["FORMULA_PREFIXES", "SIGNIFICANT_DIGITS", "neutralise_formulas", "round_floats", "to_csv_bytes",
-           "to_json_bytes"]
+           "to_json_bytes", "write_csv"]
 
 #: Leading characters that make a spreadsheet treat a text cell as a formula.
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
@@ -107,6 +109,33 @@ def to_csv_bytes(df: pl.DataFrame) -> bytes:
         ``df`` is not a polars DataFrame.
     """
     return neutralise_formulas(round_floats(df)).write_csv().encode("utf-8")
+
+
+def write_csv(df: pl.DataFrame, path: str | Path) -> Path:
+    """Write ``df`` to ``path`` as :func:`to_csv_bytes` does (formulas neutralised); parent folders created.
+
+    The one CSV writer of the project: the CLI outputs and the files of a judging run
+    (``failures.csv``) go through it.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    CAPInputError
+        ``df`` is not a polars DataFrame, or the file cannot be written.
+    """
+    data = to_csv_bytes(df)
+    out = Path(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+    except OSError as exc:
+        raise CAPInputError("cannot write the output file", file=str(out), got=exc.strerror,
+                            fix="choose a writable path") from None
+    return out
 
 
 def to_json_bytes(df: pl.DataFrame) -> bytes:

@@ -3,12 +3,13 @@
 Example::
 
     python -m cap_core judge --items testbed --model local/longer --model local/first \\
-        --orders AB,BA --evaluator local/rationale-check --cache .cap_cache --out runs/mini
+        --orders AB,BA --evaluator local/rationale-check --out runs/mini
 
 The output directory holds items/judgments/declarations (load it with ``profile
 --data DIR`` or in the dashboard), the per-call table, the run log and the failure
 counts (see :mod:`cap_core.judging.run`). Re-running the same command costs no calls:
-every finished call is served from ``--cache``. API keys are read from the
+every finished call is served from the judging cache (``--cache``, by default
+:func:`cap_core.config.cache_dir`). API keys are read from the
 environment by litellm and are never written anywhere.
 """
 
@@ -32,7 +33,8 @@ def register(subparsers) -> None:
     p.add_argument("--variants", help="comma-separated variants to judge (default all)")
     p.add_argument("--limit", type=int, help="judge only the first N base items")
     p.add_argument("--evaluator", help="rationale evaluator model for C8 (not one of the judges)")
-    p.add_argument("--cache", type=Path, required=True, help="cache directory (created)")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="judging cache directory (created; default: the project cache, $CAP_CACHE_DIR)")
     p.add_argument("--out", type=Path, required=True, help="run/dataset directory to write")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
     p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
@@ -76,15 +78,40 @@ def _why_none(res) -> str:
     return "; ".join(parts) or "no call finished"
 
 
+#: Function arguments of the judging API -> the option of this verb that sets them.
+_OPTIONS = {"judges": "--model", "model": "--model", "orders": "--orders", "evaluator": "--evaluator",
+            "temperature": "--temperature", "max_tokens": "--max-tokens", "concurrency": "--concurrency",
+            "budget_calls": "--budget-calls", "budget_usd": "--budget-usd", "template": "--template",
+            "items": "--items", "out_dir": "--out", "cache_dir": "--cache"}
+
+
+def as_option(err: CAPInputError, options: dict[str, str]) -> CAPInputError:
+    """``err`` naming the command-line option instead of the function argument it sets."""
+    if err.argument not in options:
+        return err
+    return CAPInputError(err.problem, file=err.file, row=err.row, column=err.column, argument=options[err.argument],
+                         expected=err.expected, got=err.got, fix=err.fix)
+
+
 def _judge(args: argparse.Namespace) -> str:
+    try:
+        return _run(args)
+    except CAPInputError as err:
+        raise as_option(err, _OPTIONS) from None
+
+
+def _run(args: argparse.Namespace) -> str:
     from cap_core.judging.client import RetryPolicy
     from cap_core.judging.items_io import load_run_items
     from cap_core.judging.run import RunSpec, run_judging
 
     orders = tuple(o.strip().upper() for o in args.orders.split(",") if o.strip())
-    if args.max_retries < 0 or args.timeout <= 0:
-        raise CAPInputError("bad retry settings", column="--max-retries/--timeout", expected="retries >= 0, timeout > 0",
-                            got=(args.max_retries, args.timeout))
+    if args.max_retries < 0:
+        raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
+                            expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
+    if not args.timeout > 0:
+        raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
+                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
     spec = RunSpec(judges=args.model, orders=orders,
                    variants=tuple(v.strip() for v in args.variants.split(",")) if args.variants else None,
                    template=args.template, temperature=args.temperature, max_tokens=args.max_tokens,
@@ -95,12 +122,15 @@ def _judge(args: argparse.Namespace) -> str:
     items = load_run_items(args.items)
     if args.limit is not None:
         if args.limit < 1:
-            raise CAPInputError("--limit must be at least 1", column="--limit", got=args.limit)
+            raise CAPInputError("--limit must be at least 1", argument="--limit", expected="a number of base items >= 1",
+                                got=args.limit)
         import polars as pl
 
         keep = items["base_item_id"].unique(maintain_order=True).head(args.limit).to_list()
         items = items.filter(pl.col("base_item_id").is_in(keep))
-    res = run_judging(items, spec, cache_dir=args.cache, out_dir=args.out, on_progress=_progress)
+    from cap_core.config import cache_dir
+
+    res = run_judging(items, spec, cache_dir=args.cache or cache_dir(), out_dir=args.out, on_progress=_progress)
     print(file=sys.stderr)
     s = res.stats
     if res.judgments.height == 0:

@@ -103,22 +103,16 @@ def _import(args: argparse.Namespace) -> str:
 
 
 def write_csv(frame, out: Path) -> None:
-    """Write ``frame`` as formula-safe CSV to ``out`` (parent folders created).
+    """Write ``frame`` as formula-safe CSV to ``out`` (:func:`cap_core.export.write_csv`).
 
     Raises
     ------
     CAPInputError
         The file cannot be written.
     """
-    from cap_core.export import to_csv_bytes
+    from cap_core.export import write_csv as _write_csv
 
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(to_csv_bytes(frame))
-    except OSError as exc:
-        raise CAPInputError(
-            "cannot write the output file", file=str(out), got=exc.strerror, fix="choose a writable path"
-        ) from None
+    _write_csv(frame, out)
 
 
 def _profile(args: argparse.Namespace) -> str:

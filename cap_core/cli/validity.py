@@ -3,7 +3,8 @@
 ``probes generate --bases FILE --out FILE.csv [--skipped FILE.csv]``
     Apply every construct edit and control rule to the base claims (deterministic).
 ``probes generate --generator MODEL --bases FILE --out FILE.csv [--slot S ...] [--max-attempts 3]
-[--attempts FILE.csv] [--cache DIR] [--api-base URL]``
+[--attempts FILE.csv] [--cache DIR] [--api-base URL]`` (``--cache`` defaults to the project cache,
+    :func:`cap_core.config.cache_dir`, for every verb)
     Ask a generator model (litellm; ``localgen/rules`` offline) for each edit, verify each
     answer, regenerate on rejection; writes verified probes and, optionally, every attempt.
 ``probes verify --bases FILE --probes FILE --out FILE.csv [--max-length-change 0.5]``
@@ -30,6 +31,14 @@ from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
 
+_CACHE_HELP = "judging cache directory (default: the project cache, $CAP_CACHE_DIR)"
+
+
+def _cache(args: argparse.Namespace) -> Path:
+    from cap_core.config import cache_dir
+
+    return args.cache or cache_dir()
+
 
 def register(sub) -> None:
     """Add the ``probes`` and ``validity`` verbs to an argparse subparsers object."""
@@ -44,7 +53,7 @@ def register(sub) -> None:
     gen.add_argument("--slot", action="append", help="generate only this slot (repeatable; model generator)")
     gen.add_argument("--max-attempts", type=int, default=3, help="requests per slot at most (model generator)")
     gen.add_argument("--attempts", type=Path, help="also write every attempt with its verdict (model generator)")
-    gen.add_argument("--cache", type=Path, default=Path(".cap_cache/judging"))
+    gen.add_argument("--cache", type=Path, default=None, help=_CACHE_HELP)
     gen.add_argument("--api-base", default=None)
     gen.add_argument("--max-calls", type=int, default=None)
     gen.set_defaults(handler=_generate)
@@ -59,7 +68,7 @@ def register(sub) -> None:
     gr.add_argument("--probes", type=Path, required=True, help="verified probe table")
     gr.add_argument("--judge", action="append", required=True, help="litellm model string (repeatable)")
     gr.add_argument("--out", type=Path, required=True)
-    gr.add_argument("--cache", type=Path, default=Path(".cap_cache/judging"))
+    gr.add_argument("--cache", type=Path, default=None, help=_CACHE_HELP)
     gr.add_argument("--max-calls", type=int, default=None)
     gr.add_argument("--api-base", default=None)
     gr.set_defaults(handler=_grade)
@@ -115,6 +124,21 @@ def _generate(args: argparse.Namespace) -> str:
     return f"wrote {probes.height} probes to {args.out} ({skipped.height} rule applications did not apply)"
 
 
+#: Function arguments of the probe generation and grading API -> the option that sets them.
+_OPTIONS = {"generator": "--generator", "slots": "--slot", "max_attempts": "--max-attempts",
+            "max_calls": "--max-calls", "judges": "--judge", "cache_dir": "--cache"}
+
+
+def _live(run, *args, **kw):
+    """Call a live (model) step, naming the command-line option in its errors."""
+    from cap_core.cli.judge import as_option
+
+    try:
+        return run(*args, **kw)
+    except CAPInputError as err:
+        raise as_option(err, _OPTIONS) from None
+
+
 def _generate_llm(args: argparse.Namespace) -> str:
     import sys
 
@@ -125,9 +149,9 @@ def _generate_llm(args: argparse.Namespace) -> str:
         bases = validate_bases(_read(args.bases, "base claims"))
     except CAPInputError as err:
         raise _named(err, args.bases) from None
-    probes, attempts, notices = generate_probes_llm(bases, args.generator, cache_dir=args.cache, slots=args.slot,
-                                                    max_attempts=args.max_attempts, api_base=args.api_base,
-                                                    max_calls=args.max_calls)
+    probes, attempts, notices = _live(generate_probes_llm, bases, args.generator, cache_dir=_cache(args),
+                                      slots=args.slot, max_attempts=args.max_attempts, api_base=args.api_base,
+                                      max_calls=args.max_calls)
     for n in notices:
         print(f"notice: {n}", file=sys.stderr)
     _write(probes, args.out)
@@ -163,8 +187,8 @@ def _grade(args: argparse.Namespace) -> str:
 
     from cap_core.validity.probes.grade import grade_probes
 
-    grades, notices = grade_probes(_read(args.bases, "base claims"), _read(args.probes, "probes"), args.judge,
-                                   cache_dir=args.cache, max_calls=args.max_calls, api_base=args.api_base)
+    grades, notices = _live(grade_probes, _read(args.bases, "base claims"), _read(args.probes, "probes"), args.judge,
+                            cache_dir=_cache(args), max_calls=args.max_calls, api_base=args.api_base)
     for n in notices:
         print(f"notice: {n}", file=sys.stderr)
     _write(grades, args.out)

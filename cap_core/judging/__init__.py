@@ -6,10 +6,13 @@ Importing this package (or any module in it except at call time) never imports
 ``LITELLM_LOCAL_MODEL_COST_MAP=True`` so that the price map is read from the installed
 package and nothing is fetched. Modules:
 
-``request``  canonical request and cache key        ``cache``     diskcache layer
-``client``   retries, backoff, budget, concurrency  ``parse``     verdict parsing
-``prompts``  versioned prompt templates             ``local_providers`` offline judges
+``request``  canonical request and cache key        ``cache``     JSON-only diskcache, per-call claims
+``client``   retries, backoff, budget, concurrency, one sender per call, early stop
+``parse``    verdict parsing                        ``local_providers`` offline judges
+``templates`` every prompt as a versioned file in ``prompts/`` (judging, C8, augmentation,
+             probe grading and generation, SmolLM2's rationale request)
 ``run``      items x judges x orders -> judgments   ``augment``   polish / length padding
+``smollm``   SmolLM2-135M on the CPU (optional)     ``items_io``  items with texts for a run
 ``evaluate`` rationale evaluator (C8)               ``testbed``   the built-in mini testbed
 ``run_dir``  the output folder of a run            ``estimate``  cost estimate before a run
 

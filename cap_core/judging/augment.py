@@ -152,17 +152,24 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
     Raises
     ------
     CAPInputError
-        Missing text columns, a generator without a client, bad factor or bands.
+        Missing text columns (argument ``items``), a generator without a ``client``, a
+        bad ``pad_factor``, ``polish_band`` or ``pad_band``.
     """
     need = {"item_id", "gold", "question", "response_a", "response_b"}
     if not need <= set(items.columns):
         raise CAPInputError("augmentation needs item texts", column=sorted(need - set(items.columns))[0],
-                            expected=", ".join(sorted(need)), fix="load items with question/response_a/response_b")
+                            argument="items", expected=", ".join(sorted(need)),
+                            fix="load items with question/response_a/response_b")
     if generator and client is None:
-        raise CAPInputError("a generator model needs a JudgeClient", column="client", fix="pass client=JudgeClient(...)")
-    if not 1.0 < pad_factor <= 4.0 or not 0 < polish_band < 1:
-        raise CAPInputError("bad augmentation settings", column="pad_factor", expected="1 < pad_factor <= 4, "
-                            "0 < polish_band < 1", got=(pad_factor, polish_band))
+        raise CAPInputError("a generator model needs a JudgeClient", argument="client", expected="a JudgeClient",
+                            got=None, fix="pass client=JudgeClient(...)")
+    for name, value, ok, want in (("pad_factor", pad_factor, lambda v: 1.0 < v <= 4.0, "1 < pad_factor <= 4"),
+                                  ("polish_band", polish_band, lambda v: 0 < v < 1, "0 < polish_band < 1")):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
+            raise CAPInputError(f"{name} out of range", argument=name, expected=want, got=value)
+    if pad_band is not None and (len(pad_band) != 2 or not 1.0 < pad_band[0] < pad_band[1]):
+        raise CAPInputError("pad_band out of range", argument="pad_band", expected="(low, high) with 1 < low < high",
+                            got=pad_band)
     pad_band = pad_band or (pad_factor - 0.25, pad_factor + 0.25)
     plain = items.filter(pl.col("variant").is_in(["plain", "original"])) if "variant" in items.columns else items
     new_rows, dropped = [], []

@@ -3,15 +3,30 @@
 * Cache: :class:`~cap_core.judging.cache.JudgeCache`; a hit costs no call and $0 and
   is recorded (``cache_hit=True``, the original call's tokens and cost kept). A new
   completion is written to the cache BEFORE the record is returned, so nothing that
-  finished is lost when the process dies.
-* Retries: 429, 408, 5xx, timeouts and connection errors are retried up to
+  finished is lost when the process dies. Only answers are cached: a failed call and an
+  empty reply (no completion text) are never stored, so the next run asks again.
+* One sender per call: before sending, the client claims the call's cache key
+  (:meth:`JudgeCache.claim`, atomic across processes) for ``lease_s`` seconds and renews
+  the claim from a background thread while the call is in flight. A caller that finds the
+  key claimed waits for the answer (then a cache hit) or for the claim to go (released
+  after a failure, or expired because its holder died) and then claims it itself. Two
+  processes judging the same items on one cache therefore send each call once.
+* Retries: 429, 408, 409, 5xx, timeouts and connection errors are retried up to
   ``RetryPolicy.max_retries`` times; the wait is the server's ``Retry-After`` (seconds
   or HTTP date, capped at ``max_retry_after``) when sent, else exponential backoff
   ``base_delay * 2**k`` capped at ``max_delay`` with full jitter in [50%, 100%].
   Other errors fail at once; bad request (400), authentication (401), permission (403),
-  not found (404, e.g. an unknown ``local/`` model) and unprocessable (422) are marked
-  ``fatal`` (the same request can never succeed), and :meth:`JudgeClient.halt` stops a
-  model's remaining requests (status ``stopped``; cache hits are still served).
+  not found (404, e.g. an unknown ``local/`` model) and unprocessable (422) get exactly
+  one attempt and are marked ``fatal`` (the same request can never succeed).
+  litellm's ``drop_params`` is off, because with it litellm resends a request after a
+  422 and returns an empty reply; a request litellm refuses BEFORE sending it because the
+  provider does not take a parameter (``UnsupportedParamsError``, e.g. a seed for
+  Anthropic) is made again once with ``drop_params=True``.
+* Early stop (``stop_after`` = n > 0): until a model's first n calls have finished, at
+  most n of its calls are sent at once; when those n all fail with the same fatal error,
+  the model is halted and its remaining calls return ``stopped`` without being sent (cache
+  hits are still served). Hence a model whose first three calls fail alike sends exactly
+  three requests, whatever the concurrency. :meth:`JudgeClient.halt` halts a model by hand.
 * Reasons: one line (the first line of the error, scrubbed of secrets, at most 300
   characters; :func:`one_line`).
 * Budget: ``max_calls`` counts requests sent (every attempt, retries included);
@@ -28,8 +43,10 @@ import email.utils
 import os
 import random
 import re
+import socket
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Callable
@@ -50,7 +67,9 @@ def import_litellm():
     import litellm
 
     litellm.suppress_debug_info = True
-    litellm.drop_params = True  # temperature / seed are sent only where the provider supports them
+    # off: with drop_params an OpenAI-compatible 422 is resent and comes back as an empty reply;
+    # unsupported parameters are dropped per call instead (JudgeClient._completion)
+    litellm.drop_params = False
     litellm.telemetry = False
     from cap_core.judging import local_providers, smollm
 
@@ -113,10 +132,15 @@ class Budget:
     """Thread-safe budget in requests and dollars (``None`` = unlimited)."""
 
     def __init__(self, max_calls: int | None = None, max_usd: float | None = None) -> None:
-        if max_calls is not None and (not isinstance(max_calls, int) or max_calls < 0):
-            raise CAPInputError("call budget must be a non-negative integer", column="budget_calls", got=max_calls)
-        if max_usd is not None and not (isinstance(max_usd, (int, float)) and max_usd >= 0):
-            raise CAPInputError("dollar budget must be a non-negative number", column="budget_usd", got=max_usd)
+        if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0):
+            raise CAPInputError("call budget must be a non-negative integer", argument="max_calls",
+                                expected="an integer >= 0 or None (no limit)", got=max_calls,
+                                fix="pass a number of requests, e.g. --budget-calls 200")
+        if max_usd is not None and (isinstance(max_usd, bool) or not isinstance(max_usd, (int, float))
+                                    or not max_usd >= 0):
+            raise CAPInputError("dollar budget must be a non-negative number", argument="max_usd",
+                                expected="a number of dollars >= 0 or None (no limit)", got=max_usd,
+                                fix="pass e.g. --budget-usd 1.50")
         self.max_calls, self.max_usd = max_calls, max_usd
         self.calls, self.usd = 0, 0.0
         self._lock = threading.Lock()
@@ -171,12 +195,76 @@ def _retryable(exc: Exception, litellm) -> bool:
     return isinstance(code, int) and (code in (408, 409, 429) or code >= 500)
 
 
+class _Leases:
+    """The claims one client holds, renewed every ``ttl / 3`` seconds by one daemon thread."""
+
+    def __init__(self, cache: JudgeCache, ttl: float) -> None:
+        self.cache, self.ttl = cache, ttl
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._held: set[str] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def acquire(self, key: str) -> bool:
+        if not self.cache.claim(key, self.owner, self.ttl):
+            return False
+        with self._lock:
+            self._held.add(key)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._renew, name="judge-cache-leases", daemon=True)
+                self._thread.start()
+        return True
+
+    def release(self, key: str) -> None:
+        with self._lock:
+            self._held.discard(key)
+        self.cache.release(key, self.owner)
+
+    def _renew(self) -> None:
+        while True:
+            time.sleep(self.ttl / 3)
+            with self._lock:
+                keys = list(self._held)
+                if not keys:
+                    self._thread = None
+                    return
+            for key in keys:
+                try:
+                    self.cache.renew(key, self.owner, self.ttl)
+                except Exception:  # a failed renewal only lets the claim expire
+                    pass
+
+
+_NOT_OUTCOMES = ("stopped", "cancelled", "budget")  # never sent: say nothing about the model
+
+
 @dataclass
 class JudgeClient:
-    """Send :class:`JudgeRequest` s through the cache and litellm.
+    """Send :class:`JudgeRequest` s through the cache and litellm (rules in the module doc).
+
+    Parameters
+    ----------
+    cache : JudgeCache
+    budget : Budget
+    retry : RetryPolicy
+    concurrency : int
+        Threads of :meth:`map` (1-64).
+    cancel : threading.Event
+        Set it to stop sending; calls in flight finish.
+    stop_after : int
+        Halt a model whose first ``stop_after`` calls all fail with the same fatal error
+        (0 = never).
+    lease_s : float
+        Seconds a claim lives without renewal (a crashed holder's claim expires after at
+        most this long).
 
     ``stats`` (thread-safe counters): ``requests`` sent, ``cache_hits``, ``failures``,
-    ``spend_usd`` (this run only; hits cost $0).
+    ``spend_usd`` (this run only; hits cost $0). ``halted``: model -> one-line reason.
+
+    Raises
+    ------
+    CAPInputError
+        ``concurrency``, ``stop_after`` or ``lease_s`` out of range (named as the argument).
     """
 
     cache: JudgeCache
@@ -185,38 +273,129 @@ class JudgeClient:
     concurrency: int = 4
     cancel: threading.Event = field(default_factory=threading.Event)
     rng: random.Random = field(default_factory=random.Random)
+    stop_after: int = 0
+    lease_s: float = 30.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.concurrency, int) or not 1 <= self.concurrency <= 64:
-            raise CAPInputError("concurrency must be an integer from 1 to 64", column="concurrency",
-                                got=self.concurrency)
+        if isinstance(self.concurrency, bool) or not isinstance(self.concurrency, int) or not 1 <= self.concurrency <= 64:
+            raise CAPInputError("concurrency must be an integer from 1 to 64", argument="concurrency",
+                                expected="1 to 64 parallel requests", got=self.concurrency, fix="e.g. --concurrency 4")
+        if isinstance(self.stop_after, bool) or not isinstance(self.stop_after, int) or self.stop_after < 0:
+            raise CAPInputError("stop_after must be a non-negative integer", argument="stop_after",
+                                expected="0 (never stop) or a number of calls", got=self.stop_after)
+        if isinstance(self.lease_s, bool) or not isinstance(self.lease_s, (int, float)) or not self.lease_s > 0:
+            raise CAPInputError("the claim lease must be a positive number of seconds", argument="lease_s",
+                                expected="seconds > 0", got=self.lease_s)
         self.stats = {"requests": 0, "cache_hits": 0, "failures": 0, "spend_usd": 0.0}
         self.halted: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._trial = threading.Condition()  # guards halted and the first calls of every model
+        self._first: dict[str, dict] = {}  # model -> {"sending": n, "seen": [(fatal, error), ...]}
+        self._leases = _Leases(self.cache, float(self.lease_s))
 
     def halt(self, model: str, reason: str) -> None:
         """Send no further request for ``model`` (its calls return status ``stopped`` with ``reason``)."""
-        with self._lock:
+        with self._trial:
             self.halted.setdefault(model, one_line(reason))
+            self._trial.notify_all()
 
     def _count(self, name: str, value: float = 1) -> None:
         with self._lock:
             self.stats[name] += value
 
+    # -- early stop ----------------------------------------------------------------------------
+
+    def _gate(self, key: str, model: str) -> tuple[CallRecord | None, bool]:
+        """Wait until ``model`` may send: (a stopped/cancelled record or None, whether a trial slot was taken)."""
+        with self._trial:
+            while True:
+                if model in self.halted:
+                    return self._stopped(key, model), False
+                if self.cancel.is_set():
+                    return CallRecord(key, model, "cancelled", error="run cancelled"), False
+                first = self._first.setdefault(model, {"sending": 0, "seen": []})
+                if self.stop_after < 1 or len(first["seen"]) >= self.stop_after:
+                    return None, False
+                if first["sending"] + len(first["seen"]) < self.stop_after:
+                    first["sending"] += 1
+                    return None, True
+                self._trial.wait(0.1)
+
+    def _settle(self, model: str, rec: CallRecord | None, slot: bool) -> None:
+        """Note the outcome of one of ``model``'s first calls (``rec``; None = no outcome, only free the
+        slot); halt the model when its first ``stop_after`` calls all failed alike."""
+        with self._trial:
+            first = self._first.setdefault(model, {"sending": 0, "seen": []})
+            first["sending"] -= int(slot)
+            seen = first["seen"]
+            if (rec is not None and self.stop_after >= 1 and len(seen) < self.stop_after
+                    and rec.status not in _NOT_OUTCOMES):
+                seen.append((rec.status == "failed" and rec.fatal, rec.error))
+                if len(seen) == self.stop_after and all(f for f, _ in seen) and len({e for _, e in seen}) == 1:
+                    self.halted.setdefault(model, one_line(
+                        f"{model}: first {self.stop_after} calls failed with {seen[0][1]}"))
+            self._trial.notify_all()
+
+    def _stopped(self, key: str, model: str, retries: int = 0) -> CallRecord:
+        return CallRecord(key, model, "stopped", retries=retries, error=one_line(f"not sent: {self.halted[model]}"),
+                          fatal=True)
+
+    # -- one call ------------------------------------------------------------------------------
+
+    def _hit(self, key: str, req: JudgeRequest) -> CallRecord | None:
+        hit = self.cache.get(key)
+        if hit is None:
+            return None
+        self._count("cache_hits")
+        return CallRecord(key, req.model, "ok", hit["completion"], True, hit.get("latency_s"), hit.get("tokens_in"),
+                          hit.get("tokens_out"), hit.get("cost_usd"), hit.get("retries", 0))
+
+    def _await_claim(self, key: str) -> None:
+        """Wait while another caller holds ``key``'s claim (until its answer is stored or the claim goes)."""
+        delay = 0.02
+        while not self.cancel.is_set() and self.cache.claimed(key) and self.cache.get(key) is None:
+            self.cancel.wait(delay)
+            delay = min(0.25, delay * 1.5)
+
     def call(self, req: JudgeRequest) -> CallRecord:
         """One request: a cache hit, or litellm with retries (see module doc)."""
         key = cache_key(req)
-        hit = self.cache.get(key)
-        if hit is not None:
-            self._count("cache_hits")
-            return CallRecord(key, req.model, "ok", hit["completion"], True, hit.get("latency_s"),
-                              hit.get("tokens_in"), hit.get("tokens_out"), hit.get("cost_usd"), hit.get("retries", 0))
+        while True:
+            rec = self._hit(key, req)
+            if rec is not None:
+                self._settle(req.model, rec, False)
+                return rec
+            rec, slot = self._gate(key, req.model)
+            if rec is not None:
+                return rec
+            if not self._leases.acquire(key):
+                self._settle(req.model, None, slot)  # give the slot back while another caller sends
+                self._await_claim(key)
+                continue
+            try:
+                rec = self._hit(key, req)  # answered between the first look and the claim
+                if rec is None:
+                    rec = self._send(key, req)
+            finally:
+                self._leases.release(key)
+            self._settle(req.model, rec, slot)
+            return rec
+
+    def _completion(self, litellm, req: JudgeRequest):
+        kw = dict(req.litellm_kwargs(), timeout=self.retry.timeout, num_retries=0, max_retries=0)
+        try:
+            return litellm.completion(**kw)
+        except litellm.UnsupportedParamsError:
+            # raised before anything is sent: the provider does not take one of the parameters
+            return litellm.completion(**kw, drop_params=True)
+
+    def _send(self, key: str, req: JudgeRequest) -> CallRecord:
         litellm = import_litellm()
         retries = 0
         while True:
-            if req.model in self.halted:
-                return CallRecord(key, req.model, "stopped", retries=retries,
-                                  error=one_line(f"not sent: {self.halted[req.model]}"), fatal=True)
+            with self._trial:
+                if req.model in self.halted:
+                    return self._stopped(key, req.model, retries)
             if self.cancel.is_set():
                 return CallRecord(key, req.model, "cancelled", retries=retries, error="run cancelled")
             reason = self.budget.reserve()
@@ -225,8 +404,7 @@ class JudgeClient:
             self._count("requests")
             t0 = time.perf_counter()
             try:
-                resp = litellm.completion(**req.litellm_kwargs(), timeout=self.retry.timeout,
-                                          num_retries=0, max_retries=0)
+                resp = self._completion(litellm, req)
             except Exception as exc:  # provider errors come in many classes
                 if _retryable(exc, litellm) and retries < self.retry.max_retries:
                     wait = _retry_after(exc)
@@ -243,9 +421,9 @@ class JudgeClient:
 
     def _finish(self, key, req, resp, latency, retries, litellm) -> CallRecord:
         try:
-            text = resp.choices[0].message.content or ""
-        except (AttributeError, IndexError):
-            text = ""
+            text = resp.choices[0].message.content
+        except (AttributeError, IndexError, TypeError):
+            text = None
         usage = getattr(resp, "usage", None)
         t_in = getattr(usage, "prompt_tokens", None)
         t_out = getattr(usage, "completion_tokens", None)
@@ -253,12 +431,15 @@ class JudgeClient:
             cost = float(litellm.completion_cost(completion_response=resp, model=req.model))
         except Exception:
             cost = 0.0 if req.model.startswith(_FREE_PREFIXES) else None
-        rec = CallRecord(key, req.model, "ok", text, False, latency, t_in, t_out, cost, retries)
-        self.cache.put(key, {"request": req.canonical(), "completion": text, "latency_s": latency,
-                             "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "retries": retries})
         self.budget.spend(cost)
         self._count("spend_usd", cost or 0.0)
-        return rec
+        if not isinstance(text, str) or not text.strip():  # an empty reply is not an answer: never cached
+            self._count("failures")
+            return CallRecord(key, req.model, "failed", None, False, latency, t_in, t_out, cost, retries,
+                              error="empty reply: the provider returned no completion text")
+        self.cache.put(key, {"request": req.canonical(), "completion": text, "latency_s": latency,
+                             "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "retries": retries})
+        return CallRecord(key, req.model, "ok", text, False, latency, t_in, t_out, cost, retries)
 
     def map(self, requests: list[JudgeRequest], on_done: Callable[[int, CallRecord], None] | None = None
             ) -> list[CallRecord]:

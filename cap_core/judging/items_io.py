@@ -56,7 +56,8 @@ def load_run_items(source: str | Path, data: bytes | None = None) -> pl.DataFram
     Raises
     ------
     CAPInputError
-        Missing path or table, missing text columns, empty texts, bad item columns.
+        Missing path or table (argument ``items``), missing text columns, empty texts, bad
+        item columns (file, row and column named).
     """
     from cap_core.io import read_table
 
@@ -68,12 +69,13 @@ def load_run_items(source: str | Path, data: bytes | None = None) -> pl.DataFram
     if data is None and path.is_dir():
         found = next((path / n for n in _TABLE_NAMES if (path / n).is_file()), None)
         if found is None:
-            raise CAPInputError("no items table in the directory", file=str(path), expected=" or ".join(_TABLE_NAMES),
+            raise CAPInputError("no items table in the directory", file=str(path), argument="items",
+                                expected=" or ".join(_TABLE_NAMES),
                                 fix="point --items at a table file, a run directory or 'testbed'")
         path = found
     elif data is None and not path.is_file():
-        raise CAPInputError("items not found", file=str(path), expected="'testbed', a directory or a table file",
-                            fix="check the path")
+        raise CAPInputError("items not found", file=str(path), argument="items",
+                            expected="'testbed', a directory or a table file", fix="check the path")
     df, _notices = read_table(path, kind="items", data=data)
     out = _from_frame(df, str(path))
     return out.select(*ITEMS_SCHEMA, *TEXT_COLUMNS, "error_note")

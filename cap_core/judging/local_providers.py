@@ -21,10 +21,13 @@ import json
 import os
 import re
 
+from cap_core.errors import CAPInputError
+
 __all__ = ["register", "LOCAL_JUDGES", "LOCAL_EVALUATORS", "section", "content_words"]
 
 LOCAL_JUDGES = ("local/longer", "local/first", "local/keyword-overlap")
 LOCAL_EVALUATORS = ("local/rationale-check",)
+_KNOWN = ("longer", "first", "keyword-overlap", "rationale-check", "rewriter")
 _STOP = set("""a an the of to in on and or for with is are was were be been it its this that these those as at by from
 which who whom what when where why how not no do does did can could may might should would will shall than then
 there their they them he she his her you your we our i if but so such also into about over under more most less""".split())
@@ -82,24 +85,31 @@ def _rewrite(prompt: str) -> str:
 
 
 def respond(model: str, prompt: str) -> str:
-    """The deterministic completion of local model ``model`` (without ``local/``) for ``prompt``."""
+    """The deterministic completion of local model ``model`` (without ``local/``) for ``prompt``.
+
+    Raises
+    ------
+    CAPInputError
+        ``model`` is not one of the local models (argument ``model``).
+    """
     if model in ("longer", "first", "keyword-overlap"):
         return _judge(model, prompt)
     if model == "rationale-check":
         return _rationale_check(prompt)
     if model == "rewriter":
         return _rewrite(prompt)
-    raise LookupError(f"unknown local model {model!r}; known: longer, first, keyword-overlap, rationale-check, "
-                      "rewriter")
+    raise CAPInputError(f"unknown local model {model!r}", argument="model", expected="one of " + ", ".join(_KNOWN),
+                        got=f"local/{model}", fix="e.g. --model local/longer")
 
 
 def register_offline_provider(provider: str, answer) -> None:
     """Register a deterministic offline litellm provider ``provider`` (idempotent).
 
     ``answer(model_name, messages) -> str`` gives the completion text; it may raise
-    ``LookupError`` for an unknown model name, which reaches litellm's callers as a
-    ``NotFoundError`` (a 404: not retried, like a hosted model's). Token counts are
-    word counts of the prompt and the answer.
+    :class:`~cap_core.errors.CAPInputError` (or ``LookupError``) for an unknown model
+    name, which reaches litellm's callers as a ``NotFoundError`` carrying the message (a
+    404: not retried, like a hosted model's). Token counts are word counts of the prompt
+    and the answer.
     """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as in client.import_litellm
     import litellm
@@ -113,7 +123,7 @@ def register_offline_provider(provider: str, answer) -> None:
             name = model.split("/", 1)[1] if model.startswith(provider + "/") else model
             try:
                 text = answer(name, messages)
-            except LookupError as exc:
+            except (CAPInputError, LookupError) as exc:
                 raise litellm.NotFoundError(message=str(exc), model=f"{provider}/{name}",
                                             llm_provider=provider) from None
             n_in = len("\n".join(str(m.get("content", "")) for m in messages).split())

@@ -22,8 +22,10 @@ __all__ = ["JudgeRequest", "cache_key", "DEFAULT_TEMPERATURE", "DEFAULT_MAX_TOKE
 DEFAULT_TEMPERATURE = 0.0
 DEFAULT_MAX_TOKENS = 1024
 #: Revisions of the in-process providers; bump one when its answers change so that the
-#: cache does not serve completions of the old implementation.
+#: cache does not serve completions of the old implementation. A provider that sends a
+#: prompt of its own (SmolLM2's rationale request) also keys on that template's version.
 PROVIDER_REVISIONS = {"local/": "1", "smollm/": "2"}
+_PROVIDER_TEMPLATES = {"smollm/": "smollm_rationale"}
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,10 @@ class JudgeRequest:
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
-            raise CAPInputError("model must be a non-empty litellm model string", column="model",
+            raise CAPInputError("model must be a non-empty litellm model string", argument="model",
                                 expected="e.g. openai/gpt-4o-mini or local/longer", got=self.model)
         if not self.messages or any(len(m) != 2 or not isinstance(m[1], str) for m in self.messages):
-            raise CAPInputError("messages must be (role, content) pairs", column="messages",
+            raise CAPInputError("messages must be (role, content) pairs", argument="messages",
                                 expected="non-empty tuple of (role, text)", got=self.messages)
 
     def canonical(self) -> dict:
@@ -100,10 +102,15 @@ def cache_key(req: JudgeRequest) -> str:
         ``req`` is not a :class:`JudgeRequest`.
     """
     if not isinstance(req, JudgeRequest):
-        raise CAPInputError("cache_key needs a JudgeRequest", expected="JudgeRequest", got=type(req).__name__)
+        raise CAPInputError("cache_key needs a JudgeRequest", argument="req", expected="JudgeRequest",
+                            got=type(req).__name__)
     payload = dict(req.canonical(), api_base=req.api_base or "")
-    rev = next((v for k, v in PROVIDER_REVISIONS.items() if req.model.startswith(k)), None)
-    if rev is not None:
-        payload["provider_revision"] = rev
+    prefix = next((k for k in PROVIDER_REVISIONS if req.model.startswith(k)), None)
+    if prefix is not None:
+        payload["provider_revision"] = PROVIDER_REVISIONS[prefix]
+        if prefix in _PROVIDER_TEMPLATES:
+            from cap_core.judging.templates import load_template
+
+            payload["provider_revision"] += "+" + load_template(_PROVIDER_TEMPLATES[prefix]).version
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

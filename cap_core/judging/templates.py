@@ -22,7 +22,11 @@ from cap_core.errors import CAPInputError
 __all__ = ["PromptTemplate", "load_template", "PROMPTS_DIR", "BUILTIN"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-BUILTIN = ("pairwise", "evaluator_form_a", "evaluator_form_b", "polish", "pad")
+#: Every prompt the project sends: judging, rationale evaluation (C8), augmentation, the
+#: validity probes' grading and generation (:mod:`cap_core.validity.probes`) and SmolLM2's
+#: rationale request (:mod:`cap_core.judging.smollm`).
+BUILTIN = ("pairwise", "evaluator_form_a", "evaluator_form_b", "polish", "pad", "claim_grade", "probe_edit",
+           "probe_feedback", "smollm_rationale")
 
 
 @dataclass(frozen=True)
@@ -38,8 +42,9 @@ class PromptTemplate:
         """Fill every placeholder; raises CAPInputError naming a missing field."""
         missing = [f for f in self.fields if f not in values]
         if missing:
-            raise CAPInputError(f"template {self.name!r} needs a value for {missing[0]!r}", column=missing[0],
-                                expected=", ".join(self.fields), got=sorted(values))
+            raise CAPInputError(f"template {self.name!r} needs a value for {missing[0]!r}", argument=missing[0],
+                                expected="values for " + ", ".join(self.fields), got=sorted(values),
+                                fix="pass every placeholder of the template as a keyword")
         return string.Template(self.body).substitute({k: str(v) for k, v in values.items()})
 
 
@@ -56,7 +61,7 @@ def load_template(name_or_path: str | Path) -> PromptTemplate:
     if str(name_or_path) in BUILTIN:
         path = PROMPTS_DIR / f"{name_or_path}.txt"
     if not path.is_file():
-        raise CAPInputError("prompt template not found", file=str(path),
+        raise CAPInputError("prompt template not found", file=str(path), argument="template",
                             expected="a built-in name (" + ", ".join(BUILTIN) + ") or a template file",
                             fix="check the path or copy a file from cap_core/judging/prompts/")
     text = path.read_text(encoding="utf-8")

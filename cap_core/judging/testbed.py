@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cap_core.errors import CAPInputError
 from cap_core.schema import ITEMS_SCHEMA
 
 __all__ = ["load_testbed", "TESTBED_FILE", "BENCHMARK", "RUN_TEXT_COLUMNS"]
@@ -42,12 +43,19 @@ def load_testbed(pad_factor: float = 1.5) -> pl.DataFrame:
         144 rows: :data:`cap_core.schema.ITEMS_SCHEMA` columns (``subset`` = domain,
         ``len_a``/``len_b`` in characters) plus ``question``, ``response_a``,
         ``response_b``, ``error_note`` (String).
+
+    Raises
+    ------
+    CAPInputError
+        An (edited) item of :data:`TESTBED_FILE` fails a variant's checks: names the
+        file, the row (line) and the answer (``correct`` / ``flawed``).
     """
     from cap_core.judging.augment import augment_items
 
-    rows, seen = [], {}
-    for line in TESTBED_FILE.read_text(encoding="utf-8").splitlines():
+    rows, seen, line_of = [], {}, {}
+    for n, line in enumerate(TESTBED_FILE.read_text(encoding="utf-8").splitlines(), start=1):
         rec = json.loads(line)
+        line_of[rec["id"]] = (n, rec)
         k = seen[rec["failure_type"]] = seen.get(rec["failure_type"], -1) + 1
         gold = "A" if k % 2 == 0 else "B"
         a, b = (rec["correct"], rec["flawed"]) if gold == "A" else (rec["flawed"], rec["correct"])
@@ -59,5 +67,23 @@ def load_testbed(pad_factor: float = 1.5) -> pl.DataFrame:
     plain = pl.DataFrame(rows, schema=schema)
     items, dropped = augment_items(plain, pad_factor=pad_factor)
     if dropped.height:  # the rules are deterministic; a drop means the data file was edited badly
-        raise RuntimeError(f"testbed variant failed its checks: {dropped.row(0, named=True)}")
+        raise _bad_item(dropped.row(0, named=True), line_of, pad_factor)
     return items.sort("base_item_id", "variant")
+
+
+def _bad_item(drop: dict, line_of: dict, pad_factor: float) -> CAPInputError:
+    """The error for the first dropped variant: file, line, and which answer fails (by the same rules)."""
+    from cap_core.judging.augment import _rewrite
+
+    base = drop["item_id"].split("::")[0]
+    n, rec = line_of[base]
+    kind = drop["variant"]
+    if kind == "length_padded":  # only the flawed answer is padded
+        column = "flawed"
+    else:  # augment_items's default polish band, +-20%
+        column = next((c for c in ("correct", "flawed")
+                       if _rewrite(kind, rec[c], None, None, pad_factor, (0.8, 1.2), 1)[0] is None), "correct")
+    return CAPInputError(f"testbed item fails its {kind} variant's checks", file=str(TESTBED_FILE), row=n,
+                         column=column, expected="an answer whose rule-based rewrite keeps every number, negation "
+                         "and hedge and stays within the length band", got=f"{base}: {drop['reason']}",
+                         fix="reword that answer (or restore the shipped testbed_items.jsonl)")

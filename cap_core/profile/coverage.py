@@ -37,7 +37,7 @@ from cap_core.schema import (
     PROFILE_SCHEMA,
 )
 
-__all__ = ["CellPlan", "plan_benchmark", "reference_variant", "coverage_matrix", "condition_membership"]
+__all__ = ["CellPlan", "plan_benchmark", "reference_variant", "coverage_matrix", "plan_members"]
 
 _PAIRED_DEFAULT = {"C5": ("polished",), "C6": ("length_padded",)}
 _ITEM_SELECTORS = ("subset", "failure_type", "variant", "flags")
@@ -240,19 +240,28 @@ def coverage_matrix(ds: Dataset, profile: pl.DataFrame | None = None) -> pl.Data
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
-def condition_membership(row: dict, order: str) -> list[str]:
-    """Conditions that one judged call of an item row in ``order`` feeds.
+def plan_members(plan: CellPlan, items_b: pl.DataFrame, orders: tuple[str, ...]) -> tuple[pl.Expr, tuple[str, ...]]:
+    """Which judged calls of one benchmark feed ``plan``'s condition (the plan's own selection).
 
-    ``row`` is one items row as a dict (``variant``, ``failure_type``); ``order`` is
-    ``"AB"`` or ``"BA"``. Returns condition ids, e.g. ``["C1", "C5", "C6", "C7", "C8"]``
-    for a plain factual item in A/B order. Used by the live-run failure table.
+    ``items_b`` is the benchmark's items table; ``orders`` the orders judged (``AB``
+    before ``BA``). Returns a Boolean expression over ``items_b`` rows and the orders
+    whose calls count: content conditions take the plan's ``column``/``values`` within
+    the reference variant; a subset gap its adversarial and reference subsets; paired
+    C5/C6 the reference and changed variants of base items that have both; C7 every
+    item in both orders; C8 every item in the first order (rule 5). Used by the live-run
+    failure table, so its rows are the conditions the profile measures.
     """
-    conds, v = [], row.get("variant") or "original"
-    if v in ("plain", "original"):
-        conds += [c for c, ft in CONTENT_FAILURE_TYPES.items() if row.get("failure_type") == ft]
-        conds += ["C5", "C6"] if v == "plain" else []
-    conds += ["C5"] if v == "polished" else ["C6"] if v == "length_padded" else []
-    conds.append("C7")
-    if order == "AB":
-        conds.append("C8")
-    return conds
+    ref = reference_variant(items_b)
+    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
+    if plan.kind == "content":
+        member = pool & pl.col(plan.column).is_in(list(plan.values))
+    elif plan.kind == "subset_gap":
+        member = pool & pl.col("subset").is_in([*plan.values, *plan.reference])
+    elif plan.kind == "paired":
+        has = [pl.col("variant").is_in(list(v)).any().over("base_item_id") for v in (plan.reference, plan.values)]
+        member = pl.col("variant").is_in([*plan.reference, *plan.values]) & has[0] & has[1]
+    elif plan.kind in ("position", "rationale"):
+        member = pl.lit(True)
+    else:
+        member = pl.lit(False)
+    return member.fill_null(False), (orders[:1] if plan.kind == "rationale" else orders)

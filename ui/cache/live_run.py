@@ -16,14 +16,14 @@ import streamlit as st
 from cap_core import config
 from cap_core.dataset import Dataset, load_dataset
 
-#: Runs and the judging cache live here (override with CAP_RUNS_DIR).
+#: Runs live here (override with CAP_RUNS_DIR); the judging cache is config.cache_dir().
 RUNS_DIR = config.runs_dir()
 LIVE_RUN_KEY = "live_run_dir"
 
 
 def cache_dir() -> Path:
-    """The persistent judging cache shared by every live run."""
-    return RUNS_DIR / "cache"
+    """The persistent judging cache shared by every live run (the project's one cache)."""
+    return config.cache_dir()
 
 
 @st.cache_data(max_entries=2, show_spinner="Building the mini testbed…")

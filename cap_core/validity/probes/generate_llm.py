@@ -20,7 +20,6 @@ cache, parsing, verifier, regeneration) with no network and no key.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.judging.templates import load_template
 from cap_core.validity.probes.rules import RULES, SLOTS
 
 __all__ = ["DEFAULT_GENERATOR", "SLOT_INSTRUCTIONS", "TEMPLATE_VERSION", "ATTEMPTS_SCHEMA", "render",
@@ -53,23 +53,12 @@ SLOT_INSTRUCTIONS: dict[str, str] = {
     "formatting": "Change only the formatting (for example a label or bold), not the words of the claim.",
 }
 assert set(SLOT_INSTRUCTIONS) == set(SLOTS)
-TEMPLATE = """You edit one claim for a study of judge validity. Follow the instruction exactly.
-
-Instruction ({slot}): {instruction}
-{spans}
-[Evidence]
-{evidence}
-[End of Evidence]
-
-[Claim]
-{claim}
-[End of Claim]
-
-Answer with JSON only: {{"claim": "<the edited claim>"}}"""
-FEEDBACK = """Your previous edit was rejected by the verifier: {reason}.
-Previous edit: {previous}
-Write a different edit that follows the instruction."""
-TEMPLATE_VERSION = "probe-edit-1:" + hashlib.sha256((TEMPLATE + FEEDBACK).encode()).hexdigest()[:10]
+#: The edit request and the feedback turn after a rejection: the built-in templates ``probe_edit``
+#: and ``probe_feedback`` (cap_core/judging/prompts/).
+TEMPLATE = load_template("probe_edit")
+FEEDBACK = load_template("probe_feedback")
+#: Both templates' versions (declared version + hash of the text), part of every request's cache key.
+TEMPLATE_VERSION = f"{TEMPLATE.version}|{FEEDBACK.version}"
 _SPAN_LINES = (("population_span", "wider_population", "Population"), ("domain_span", "adjacent_domain", "Domain"))
 ATTEMPTS_SCHEMA: dict[str, pl.DataType] = {
     "base_item_id": pl.Utf8, "slot": pl.Utf8, "attempt": pl.Int64, "text": pl.Utf8, "status": pl.Utf8,
@@ -81,7 +70,7 @@ def render(base: dict, slot: str) -> str:
     """The generator prompt for one base claim (a row of the bases table) and one slot."""
     spans = "".join(f"{name}: replace \"{base[a]}\" with \"{base[b]}\"\n" for a, b, name in _SPAN_LINES
                     if base.get(a) and base.get(b))
-    return TEMPLATE.format(slot=slot, instruction=SLOT_INSTRUCTIONS[slot], spans=spans,
+    return TEMPLATE.render(slot=slot, instruction=SLOT_INSTRUCTIONS[slot], spans=spans,
                            evidence=base["evidence"].strip(), claim=base["claim"].strip())
 
 
@@ -127,14 +116,15 @@ def _register_offline() -> None:
 
 def _iv(generator: object, slots: object, max_attempts: object) -> list[str]:
     if not isinstance(generator, str) or not generator.strip():
-        raise CAPInputError("no generator model", column="generator", got=generator,
+        raise CAPInputError("no generator model", argument="generator", got=generator,
                             expected="a litellm model string", fix=f"e.g. {DEFAULT_GENERATOR} or openai/gpt-4o-mini")
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or not 1 <= max_attempts <= 10:
-        raise CAPInputError("max_attempts must be an integer from 1 to 10", column="max_attempts", got=max_attempts)
+        raise CAPInputError("max_attempts must be an integer from 1 to 10", argument="max_attempts",
+                            expected="1 to 10 requests per slot", got=max_attempts)
     chosen = list(SLOTS) if slots is None else list(slots)
     unknown = [s for s in chosen if s not in SLOTS]
     if unknown or not chosen:
-        raise CAPInputError("unknown probe slot", column="slot", got=unknown or chosen, expected=", ".join(SLOTS))
+        raise CAPInputError("unknown probe slot", argument="slots", got=unknown or chosen, expected=", ".join(SLOTS))
     return chosen
 
 
@@ -177,7 +167,8 @@ def generate_probes_llm(bases: pl.DataFrame, generator: str = DEFAULT_GENERATOR,
     Raises
     ------
     CAPInputError
-        Bad bases, an unknown slot, a bad ``max_attempts`` or an empty generator.
+        Bad bases, an unknown slot (argument ``slots``), a bad ``max_attempts``,
+        ``max_calls`` or ``cache_dir``, or an empty ``generator``.
     """
     from cap_core.judging.cache import JudgeCache
     from cap_core.judging.client import Budget, JudgeClient
@@ -209,7 +200,7 @@ def generate_probes_llm(bases: pl.DataFrame, generator: str = DEFAULT_GENERATOR,
                 del pending[(b, s)]
             elif text is None:
                 log.append((b, s, attempt, rec.completion, "rejected", "no edited claim in the answer", rec.cache_hit))
-                pending[(b, s)] += (("assistant", rec.completion or ""), ("user", FEEDBACK.format(
+                pending[(b, s)] += (("assistant", rec.completion or ""), ("user", FEEDBACK.render(
                     reason="no edited claim in the answer", previous=rec.completion or "")))
             else:
                 answered.append((b, s, text, rec))
@@ -227,7 +218,7 @@ def generate_probes_llm(bases: pl.DataFrame, generator: str = DEFAULT_GENERATOR,
             if row["status"] == "kept":
                 del pending[(b, s)]
             else:
-                pending[(b, s)] += (("assistant", rec.completion), ("user", FEEDBACK.format(
+                pending[(b, s)] += (("assistant", rec.completion), ("user", FEEDBACK.render(
                     reason=row["reason"], previous=t)))
     attempts = pl.DataFrame(log, schema=ATTEMPTS_SCHEMA, orient="row")
     pos_b, pos_s = {b: i for i, b in enumerate(by_id)}, {s: i for i, s in enumerate(SLOTS)}

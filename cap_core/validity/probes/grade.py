@@ -17,7 +17,6 @@ probes needing it are left out and counted in the notices.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -25,33 +24,24 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.judging.templates import load_template
 
 __all__ = ["TEMPLATE", "TEMPLATE_VERSION", "OFFLINE_GRADERS", "render", "parse_grade", "grade_probes"]
 
 SCALE = (1.0, 5.0)
 OFFLINE_GRADERS = ("localgrade/overlap",)
-TEMPLATE = """You check whether a claim is licensed by its evidence.
-
-[Evidence]
-{evidence}
-[End of Evidence]
-
-[Claim]
-{claim}
-[End of Claim]
-
-Grade how fully the evidence supports the claim exactly as stated, including who and what it covers,
-how general it is and how firmly it commits: 5 = fully supported, 3 = partly, 1 = not supported.
-Answer with JSON only: {{"grade": <1-5>}}"""
-TEMPLATE_VERSION = "claim-grade-1:" + hashlib.sha256(TEMPLATE.encode()).hexdigest()[:10]
+#: The grading prompt: the built-in template ``claim_grade`` (cap_core/judging/prompts/claim_grade.txt).
+TEMPLATE = load_template("claim_grade")
+#: Its version (declared version + hash of the text), part of every grading request's cache key.
+TEMPLATE_VERSION = TEMPLATE.version
 _STOP = set("""a an the of to in on and or for with is are was were be been it its this that these those as at by
 from which who when while if than then there their they them not no do does did can could may might so such also
 into about over under more most less all some many any each every""".split())
 
 
 def render(evidence: str, claim: str) -> str:
-    """The grading prompt for one claim."""
-    return TEMPLATE.format(evidence=evidence.strip(), claim=claim.strip())
+    """The grading prompt for one claim (:data:`TEMPLATE` with the stripped texts)."""
+    return TEMPLATE.render(evidence=evidence.strip(), claim=claim.strip())
 
 
 def parse_grade(text: str) -> float | None:
@@ -122,7 +112,8 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     Raises
     ------
     CAPInputError
-        No judge given; probes without a ``status`` column; bad bases or probes (see
+        No judge given (argument ``judges``); probes without a ``status`` column; a bad
+        ``max_calls`` or unusable ``cache_dir``; bad bases or probes (see
         :func:`cap_core.validity.probes.generate.validate_bases`, e.g. a probe without base).
     """
     from cap_core.judging.cache import JudgeCache
@@ -131,10 +122,11 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     from cap_core.validity.probes.generate import validate_bases, validate_probes
 
     if not judges or not all(isinstance(j, str) and j.strip() for j in judges):
-        raise CAPInputError("no judge to grade with", column="judges", expected="litellm model strings",
+        raise CAPInputError("no judge to grade with", argument="judges", expected="litellm model strings",
                             got=judges, fix="pass e.g. localgrade/overlap or openai/gpt-4o-mini")
     if "status" not in probes.columns:
-        raise CAPInputError("the probes are not verified", column="status", expected="a verified probe table",
+        raise CAPInputError("the probes are not verified", column="status", argument="probes",
+                            expected="a verified probe table",
                             fix="run `python -m cap_core probes verify` first")
     bases = validate_bases(bases)
     validate_probes(probes, bases)

@@ -81,3 +81,21 @@ def test_bad_request_alone_is_not_retried(server, fake_key, tmp_path):
                       api_base=server.url), cache_dir=tmp_path / "c", out_dir=tmp_path / "o")
     row = res.calls.row(0, named=True)
     assert server.count() == 1 and row["status"] == "failed" and row["retries"] == 0
+
+
+def test_the_early_stop_is_decided_before_the_next_call_is_sent(tmp_path):
+    # a slow caller thread (its progress callback takes 50 ms per call) must not let a fourth
+    # request out: the stop is decided when the third failure returns, not when the caller sees it
+    import time
+
+    from cap_core.judging.run import RunSpec, run_judging
+    from cap_core.judging.testbed import load_testbed
+
+    items = load_testbed().head(12)
+    for concurrency in (1, 4):
+        res = run_judging(items, RunSpec(judges=["local/nosuch"], concurrency=concurrency),
+                          cache_dir=tmp_path / "c", out_dir=tmp_path / f"o{concurrency}",
+                          on_progress=lambda _stats: time.sleep(0.05))
+        assert res.stats["requests"] == 3, concurrency
+        assert (res.calls["status"] == "failed").sum() == 3 and (res.calls["status"] == "stopped").sum() == 21
+        assert "local/nosuch" in res.stats["halted"]

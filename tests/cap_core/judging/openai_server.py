@@ -10,6 +10,9 @@ Behaviour is chosen by a scenario word in the prompt (``SCENARIO:<name>``):
 ``auth``          always 401 (not retried)
 ``notfound``      always 404, model not found, with a two-line message (not retried)
 ``badrequest``    always 400 (not retried)
+``forbidden``     always 403 (not retried)
+``unprocessable`` always 422 (not retried, never cached)
+``empty``         200 with an empty completion text (never cached)
 ``malformed``     truncated JSON completion (unparsable)
 ``fenced``        the verdict inside a ```json fence with prose around it
 ``conflict``      ``[[<wrong>]]`` first, then a JSON verdict for the GOOD answer
@@ -102,6 +105,10 @@ class OpenAIServer:
                                     b'"type": "invalid_request_error", "code": "model_not_found"}}')
         elif scen == "badrequest":
             status, payload = 400, b'{"error": {"message": "unsupported parameter", "type": "invalid_request_error"}}'
+        elif scen == "forbidden":
+            status, payload = 403, b'{"error": {"message": "not allowed", "type": "permission_error"}}'
+        elif scen == "unprocessable":
+            status, payload = 422, b'{"error": {"message": "unprocessable request", "type": "invalid_request_error"}}'
         with self._lock:
             self.hits.append((sha, scen, status))
         if sleep:
@@ -117,6 +124,8 @@ class OpenAIServer:
         text = json.dumps({"rationale": f"Answer {good} has the GOOD content.", "winner": good})
         if scen == "malformed":
             text = '{"rationale": "cut off in the middle, "winner": '
+        elif scen == "empty":
+            text = ""
         elif scen == "fenced":
             text = f"Here is my verdict.\n```json\n{text}\n```\nThanks."
         elif scen == "conflict":

@@ -20,16 +20,26 @@ from cap_core.judging.run import RunSpec, run_judging  # noqa: E402
 from cap_core.judging.testbed import load_testbed  # noqa: E402
 
 
-def test_mean_logprob_matches_llama_cpp_generation_logprobs():
-    ctx = "Question: What colour is the sky on a clear day?\nAnswer:"
+def test_mean_logprob_matches_llama_cpp_prompt_logprobs():
+    # the likelihood judge's context: a chat turn, which starts with the model's BOS token <|im_start|>
+    ctx = "<|im_start|>user\nWhat colour is the sky on a clear day?<|im_end|>\n<|im_start|>assistant\n"
     llm = smollm._model()
-    # independent path: llama.cpp's own log-probabilities of the tokens it generates greedily
-    out = llm.create_completion(ctx, max_tokens=6, logprobs=1, temperature=0.0)
-    text = out["choices"][0]["text"]
-    ref = out["choices"][0]["logprobs"]["token_logprobs"]
+    gen = llm.create_completion(ctx, max_tokens=6, temperature=0.0)
+    text = gen["choices"][0]["text"]  # six tokens llama.cpp generates greedily
+    assert gen["usage"]["completion_tokens"] == 6
     ours = smollm.mean_logprob(ctx, text)
-    assert len(ref) == 6 and ours < 0 and math.isfinite(ours)
-    assert ours == pytest.approx(sum(ref) / len(ref), abs=1e-4)
+    # Independent path: llama.cpp's own log-probabilities of the echoed prompt ctx + text. Like
+    # mean_logprob, llama.cpp scores an echoed prompt in one batch from an empty context, so both
+    # sides use the same matrix kernels and agree to float rounding. (The log-probabilities it
+    # reports for GENERATED tokens come from one-token batches, whose kernels round differently:
+    # 0.02 nats/token apart on an AVX2 EPYC without AVX-512; that path is not compared.)
+    llm.reset()
+    ref = llm.create_completion(ctx + text, max_tokens=1, temperature=0.0, logprobs=1, echo=True)
+    lp = ref["choices"][0]["logprobs"]
+    answer = lp["token_logprobs"][-7:-1]  # the six answer tokens; the last entry is the new token
+    assert "".join(lp["tokens"][-7:-1]) == text
+    assert ours < 0 and math.isfinite(ours)
+    assert ours == pytest.approx(sum(answer) / len(answer), abs=1e-5)
     # a greedy continuation is the most likely one: a changed last word scores lower
     assert smollm.mean_logprob(ctx, text.rsplit(" ", 1)[0] + " banana") < ours
 
