@@ -37,7 +37,7 @@ def verdict_table(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFram
     j = ds.judgments.filter((pl.col("benchmark") == benchmark) & pl.col("judge").is_in(judges))
     missing = sorted(set(judges) - set(j["judge"].unique().to_list()))
     if missing:
-        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
+        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", argument="judge",
                             got=missing[0], fix="pick judges listed for this benchmark")
     wide = j.pivot(on="judge", index=["item_id", "order"], values="verdict").drop_nulls()
     if wide.height == 0:
@@ -74,7 +74,7 @@ def repeated_errors(ds: Dataset, benchmark: str, cheap: str, others: list[str], 
     """
     others = [o for o in dict.fromkeys(others) if o != cheap]
     if not others:
-        raise CAPInputError("repeated errors need at least one other judge", column="judges",
+        raise CAPInputError("repeated errors need at least one other judge", argument="judges",
                             expected="one or more judges besides the cheap one", fix="add a judge to compare")
     try:
         conf = item_confidence(ds, benchmark, cheap, method=method).select("item_id", "confidence")
@@ -120,7 +120,7 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
     """
     judges = list(dict.fromkeys(judges))
     if not judges:
-        raise CAPInputError("no judges given", column="judges", expected="one or more judges")
+        raise CAPInputError("no judges given", argument="judges", expected="one or more judges")
     names = [*judges, LABEL]
     rows = []
     for a in names:

@@ -120,7 +120,7 @@ def item_costs(ds: Dataset, benchmark: str, judge: str, prices: pl.DataFrame | N
     """
     rows = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("judge") == judge))
     if rows.height == 0:
-        raise CAPInputError(f"judge {judge!r} has no verdicts on {benchmark!r}", column="judge", got=judge,
+        raise CAPInputError(f"judge {judge!r} has no verdicts on {benchmark!r}", argument="judge", got=judge,
                             fix="pick a judge listed for this benchmark")
     if rows["cost_usd"].null_count() == 0:
         return (rows.group_by("item_id").agg(pl.col("cost_usd").sum()).with_columns(pl.lit("recorded").alias("basis"))

@@ -42,18 +42,18 @@ def median_levels(levels: np.ndarray, *, upper: bool = False) -> np.ndarray:
     x = np.sort(np.asarray(levels, dtype=float), axis=0)
     k = x.shape[0]
     if k == 0:
-        raise CAPInputError("a jury needs at least one judge", column="judges", expected=">= 1")
+        raise CAPInputError("a jury needs at least one judge", argument="judges", expected=">= 1")
     return x[k // 2] if (k % 2 == 1 or upper) else x[k // 2 - 1]
 
 
 def _votes(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
     if len(set(judges)) < 3:
-        raise CAPInputError("a majority jury needs at least three different judges", column="judges",
+        raise CAPInputError("a majority jury needs at least three different judges", argument="judges",
                             expected=">= 3 judges", got=len(set(judges)), fix="add judges to the jury")
     j = ds.judgments.filter((pl.col("benchmark") == benchmark) & pl.col("judge").is_in(judges))
     missing = sorted(set(judges) - set(j["judge"].unique().to_list()))
     if missing:
-        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
+        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", argument="judge",
                             got=missing[0], fix="pick judges listed for this benchmark")
     orders = set.intersection(*(set(j.filter(pl.col("judge") == x)["order"].to_list()) for x in judges))
     wide = (j.filter(pl.col("order").is_in(sorted(orders))).pivot(on="judge", index=["item_id", "order"],

@@ -83,7 +83,7 @@ def _judge(args: argparse.Namespace) -> str:
 
     orders = tuple(o.strip().upper() for o in args.orders.split(",") if o.strip())
     if args.max_retries < 0 or args.timeout <= 0:
-        raise CAPInputError("bad retry settings", column="--max-retries/--timeout", expected="retries >= 0, timeout > 0",
+        raise CAPInputError("bad retry settings", argument="--max-retries/--timeout", expected="retries >= 0, timeout > 0",
                             got=(args.max_retries, args.timeout))
     spec = RunSpec(judges=args.model, orders=orders,
                    variants=tuple(v.strip() for v in args.variants.split(",")) if args.variants else None,
@@ -95,7 +95,7 @@ def _judge(args: argparse.Namespace) -> str:
     items = load_run_items(args.items)
     if args.limit is not None:
         if args.limit < 1:
-            raise CAPInputError("--limit must be at least 1", column="--limit", got=args.limit)
+            raise CAPInputError("--limit must be at least 1", argument="--limit", got=args.limit)
         import polars as pl
 
         keep = items["base_item_id"].unique(maintain_order=True).head(args.limit).to_list()

@@ -159,9 +159,9 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
         raise CAPInputError("augmentation needs item texts", column=sorted(need - set(items.columns))[0],
                             expected=", ".join(sorted(need)), fix="load items with question/response_a/response_b")
     if generator and client is None:
-        raise CAPInputError("a generator model needs a JudgeClient", column="client", fix="pass client=JudgeClient(...)")
+        raise CAPInputError("a generator model needs a JudgeClient", argument="client", fix="pass client=JudgeClient(...)")
     if not 1.0 < pad_factor <= 4.0 or not 0 < polish_band < 1:
-        raise CAPInputError("bad augmentation settings", column="pad_factor", expected="1 < pad_factor <= 4, "
+        raise CAPInputError("bad augmentation settings", argument="pad_factor", expected="1 < pad_factor <= 4, "
                             "0 < polish_band < 1", got=(pad_factor, polish_band))
     pad_band = pad_band or (pad_factor - 0.25, pad_factor + 0.25)
     plain = items.filter(pl.col("variant").is_in(["plain", "original"])) if "variant" in items.columns else items

@@ -114,9 +114,9 @@ class Budget:
 
     def __init__(self, max_calls: int | None = None, max_usd: float | None = None) -> None:
         if max_calls is not None and (not isinstance(max_calls, int) or max_calls < 0):
-            raise CAPInputError("call budget must be a non-negative integer", column="budget_calls", got=max_calls)
+            raise CAPInputError("call budget must be a non-negative integer", argument="budget_calls", got=max_calls)
         if max_usd is not None and not (isinstance(max_usd, (int, float)) and max_usd >= 0):
-            raise CAPInputError("dollar budget must be a non-negative number", column="budget_usd", got=max_usd)
+            raise CAPInputError("dollar budget must be a non-negative number", argument="budget_usd", got=max_usd)
         self.max_calls, self.max_usd = max_calls, max_usd
         self.calls, self.usd = 0, 0.0
         self._lock = threading.Lock()
@@ -188,7 +188,7 @@ class JudgeClient:
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or not 1 <= self.concurrency <= 64:
-            raise CAPInputError("concurrency must be an integer from 1 to 64", column="concurrency",
+            raise CAPInputError("concurrency must be an integer from 1 to 64", argument="concurrency",
                                 got=self.concurrency)
         self.stats = {"requests": 0, "cache_hits": 0, "failures": 0, "spend_usd": 0.0}
         self.halted: dict[str, str] = {}

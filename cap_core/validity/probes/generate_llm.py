@@ -127,14 +127,14 @@ def _register_offline() -> None:
 
 def _iv(generator: object, slots: object, max_attempts: object) -> list[str]:
     if not isinstance(generator, str) or not generator.strip():
-        raise CAPInputError("no generator model", column="generator", got=generator,
+        raise CAPInputError("no generator model", argument="generator", got=generator,
                             expected="a litellm model string", fix=f"e.g. {DEFAULT_GENERATOR} or openai/gpt-4o-mini")
     if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or not 1 <= max_attempts <= 10:
-        raise CAPInputError("max_attempts must be an integer from 1 to 10", column="max_attempts", got=max_attempts)
+        raise CAPInputError("max_attempts must be an integer from 1 to 10", argument="max_attempts", got=max_attempts)
     chosen = list(SLOTS) if slots is None else list(slots)
     unknown = [s for s in chosen if s not in SLOTS]
     if unknown or not chosen:
-        raise CAPInputError("unknown probe slot", column="slot", got=unknown or chosen, expected=", ".join(SLOTS))
+        raise CAPInputError("unknown probe slot", argument="slot", got=unknown or chosen, expected=", ".join(SLOTS))
     return chosen
 
 

@@ -131,7 +131,7 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     from cap_core.validity.probes.generate import validate_bases, validate_probes
 
     if not judges or not all(isinstance(j, str) and j.strip() for j in judges):
-        raise CAPInputError("no judge to grade with", column="judges", expected="litellm model strings",
+        raise CAPInputError("no judge to grade with", argument="judges", expected="litellm model strings",
                             got=judges, fix="pass e.g. localgrade/overlap or openai/gpt-4o-mini")
     if "status" not in probes.columns:
         raise CAPInputError("the probes are not verified", column="status", expected="a verified probe table",
