@@ -113,7 +113,8 @@ class Dataset:
 def concat_datasets(datasets: list[Dataset]) -> Dataset:
     """Stack datasets of different benchmarks into one (re-validated)."""
     if not datasets:
-        raise CAPInputError("no datasets to combine", expected="at least one dataset", fix="import a benchmark first")
+        raise CAPInputError("no datasets to combine", argument="datasets", expected="at least one dataset",
+                            fix="import a benchmark first")
     return Dataset.build(
         pl.concat([d.items for d in datasets], how="vertical"),
         pl.concat([d.judgments for d in datasets], how="vertical"),

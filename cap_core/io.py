@@ -80,12 +80,15 @@ def decode_text(raw: bytes, name: str) -> tuple[str, list[str]]:
 def _read_iv(path: str | Path, data: bytes | None, kind: str) -> tuple[str, str]:
     if not isinstance(path, (str, Path)) or str(path) == "":
         raise CAPInputError(
-            "no file given", expected="a path or file name", got=path, fix="pass the path of a CSV, JSONL or Parquet file"
+            "no file given", argument="path", expected="a path or file name", got=path,
+            fix="pass the path of a CSV, JSONL or Parquet file",
         )
     if data is not None and not isinstance(data, (bytes, bytearray)):
-        raise CAPInputError("uploaded content is not bytes", file=str(path), got=type(data).__name__)
+        raise CAPInputError("uploaded content is not bytes", file=str(path), argument="data", expected="bytes",
+                            got=type(data).__name__, fix="pass the upload's bytes (e.g. getvalue())")
     if not isinstance(kind, str) or not kind:
-        raise CAPInputError("table kind must be a non-empty string", got=kind, fix='use e.g. kind="items"')
+        raise CAPInputError("table kind must be a non-empty string", argument="kind", got=kind,
+                            fix='use e.g. kind="items"')
     name = Path(path).name
     suffix = Path(name).suffix.lower()
     if suffix not in SUPPORTED_EXTENSIONS:

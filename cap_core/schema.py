@@ -357,7 +357,8 @@ def _check_scalar(df: pl.DataFrame, col: str, dtype: pl.DataType, table: str, fi
         column=col,
         expected=f"one value per cell ({dtype})",
         got=got,
-        fix=f"store one {col} per row: explode the {kind} into rows, or write its single value as plain {dtype}",
+        fix=(f"store one {col} per row: explode the list into rows, or write its single value as plain {dtype}"
+             if kind == "list" else f"store one {col} per row, as plain {dtype} rather than an object"),
     )
 
 

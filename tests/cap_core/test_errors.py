@@ -53,8 +53,12 @@ def test_message_layout():
 
 
 def test_read_table_iv(tmp_path):
-    with pytest.raises(CAPInputError, match=m("no file given: expected a path or file name, got ''")):
+    with pytest.raises(CAPInputError, match=m("no file given [argument `path`]: expected a path or file name, got ''. "
+                                              "Fix: pass the path of a CSV, JSONL or Parquet file")):
         read_table("")
+    with pytest.raises(CAPInputError, match=m("uploaded content is not bytes [file up.csv, argument `data`]: expected "
+                                              "bytes, got 'str'")):
+        read_table("up.csv", data="benchmark,item_id,gold")
     with pytest.raises(CAPInputError, match=m("unsupported file type for the items table [file items.pkl]: "
                                               "expected one of .csv, .json, .jsonl, .ndjson, .parquet, .pq, .tab, "
                                               ".tsv, got '.pkl'. Fix: save the table as CSV")):
