@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from cap_core.config import MAX_RESAMPLES
 from cap_core.errors import CAPInputError
 
 __all__ = ["resample_counts", "stratified_counts", "percentile_interval", "ratio_replicates", "check_bootstrap_args",
@@ -65,8 +66,9 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
     Raises
     ------
     CAPInputError
-        ``n_resamples`` not a positive integer, ``seed`` not a non-negative integer,
-        ``level`` not a number strictly between 0 and 1.
+        ``n_resamples`` not a positive integer or above
+        :data:`cap_core.config.MAX_RESAMPLES` (its replicates would not fit in memory),
+        ``seed`` not a non-negative integer, ``level`` not a number strictly between 0 and 1.
     """
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
         raise CAPInputError(
@@ -75,6 +77,15 @@ def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> No
             expected="an integer >= 1 (CAP uses 1000)",
             got=n_resamples,
             fix="pass e.g. n_resamples=1000",
+        )
+    if n_resamples > MAX_RESAMPLES:
+        raise CAPInputError(
+            "too many bootstrap resamples to hold in memory",
+            argument="n_resamples",
+            expected=f"at most {MAX_RESAMPLES:,} (replicates take cells x resamples x 8 bytes: "
+            f"{MAX_RESAMPLES * 8 / 1e6:.1f} MB per profile cell at the limit)",
+            got=n_resamples,
+            fix="use 1000 resamples, as CAP does",
         )
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise CAPInputError(

@@ -5,7 +5,7 @@ A dataset directory holds three Parquet files written by the importers:
 - ``items.parquet`` — :data:`cap_core.schema.ITEMS_SCHEMA`
 - ``judgments.parquet`` — :data:`cap_core.schema.JUDGMENTS_SCHEMA`
 - ``declarations.parquet`` — :data:`cap_core.schema.DECLARATION_SCHEMA`
-- ``notices.txt`` — optional; the importers' remarks, one per line
+- ``notices.txt`` — optional; the importers' remarks, one per line, UTF-8
 
 Several benchmarks may live in one directory (the ``benchmark`` column tells them
 apart). No benchmark text is stored: ids, categories, gold labels, verdicts, scores
@@ -23,6 +23,7 @@ import polars as pl
 from cap_core.errors import CAPInputError
 from cap_core.schema import (
     DECLARATION_SCHEMA,
+    declared_variants,
     validate_declarations,
     validate_items,
     validate_judgments,
@@ -67,13 +68,14 @@ class Dataset:
         ------
         CAPInputError
             From :func:`cap_core.schema.validate_items` / ``validate_judgments`` /
-            ``validate_declarations``.
+            ``validate_declarations`` (variants the declarations name are known to the
+            items check).
         """
-        items = validate_items(items, file=file)
-        judgments = validate_judgments(judgments, items, file=file)
         if declarations is None:
             declarations = pl.DataFrame(schema=DECLARATION_SCHEMA)
         declarations = validate_declarations(declarations, file=file)
+        items = validate_items(items, file=file, variants=declared_variants(declarations))
+        judgments = validate_judgments(judgments, items, file=file)
         return cls(items=items, judgments=judgments, declarations=declarations, notices=tuple(notices))
 
     @property
@@ -111,7 +113,8 @@ class Dataset:
 def concat_datasets(datasets: list[Dataset]) -> Dataset:
     """Stack datasets of different benchmarks into one (re-validated)."""
     if not datasets:
-        raise CAPInputError("no datasets to combine", expected="at least one dataset", fix="import a benchmark first")
+        raise CAPInputError("no datasets to combine", argument="datasets", expected="at least one dataset",
+                            fix="import a benchmark first")
     return Dataset.build(
         pl.concat([d.items for d in datasets], how="vertical"),
         pl.concat([d.judgments for d in datasets], how="vertical"),
@@ -145,6 +148,27 @@ def save_dataset(ds: Dataset, path: str | Path) -> Path:
     return out
 
 
+def _read_notices(path: Path) -> tuple[str, ...]:
+    """The lines of ``notices.txt``; CAPInputError naming the line if it is not UTF-8."""
+    raw = path.read_bytes()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        byte = exc.start - raw.rfind(b"\n", 0, exc.start)  # 1-based byte of that line
+        raise CAPInputError(
+            "notices file is not UTF-8 text",
+            file=str(path),
+            row=line,
+            expected="UTF-8 text, one notice per line",
+            got=f"byte 0x{raw[exc.start]:02x} (byte {byte} of line {line})",
+            fix="save notices.txt as UTF-8, or delete it (it only holds the importers' remarks)",
+        ) from None
+    return tuple(line for line in text.splitlines() if line.strip())
+
+
 def load_dataset(path: str | Path) -> Dataset:
     """Read a dataset directory written by :func:`save_dataset` and validate it.
 
@@ -152,7 +176,8 @@ def load_dataset(path: str | Path) -> Dataset:
     ------
     CAPInputError
         The directory or ``items.parquet`` / ``judgments.parquet`` is missing or
-        unreadable, or a table fails validation (the message names the file).
+        unreadable, ``notices.txt`` is not UTF-8 (naming its line), or a table fails
+        validation (the message names the Parquet file and its row).
     """
     root = Path(path)
     if not root.is_dir():
@@ -182,10 +207,8 @@ def load_dataset(path: str | Path) -> Dataset:
                 "file is not readable Parquet", file=str(f), got=type(exc).__name__, fix="re-run the importer"
             ) from None
     notes_file = root / "notices.txt"
-    notices = ()
-    if notes_file.exists():
-        notices = tuple(line for line in notes_file.read_text(encoding="utf-8").splitlines() if line.strip())
-    try:
-        return Dataset.build(frames["items"], frames["judgments"], frames["declarations"], notices=notices)
-    except CAPInputError as err:
-        raise err.with_file(str(root)) from None
+    notices = _read_notices(notes_file) if notes_file.is_file() else ()
+    declarations = validate_declarations(frames["declarations"], file=str(root / "declarations.parquet"))
+    items = validate_items(frames["items"], file=str(root / "items.parquet"), variants=declared_variants(declarations))
+    judgments = validate_judgments(frames["judgments"], items, file=str(root / "judgments.parquet"))
+    return Dataset(items=items, judgments=judgments, declarations=declarations, notices=notices)

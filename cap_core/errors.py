@@ -8,16 +8,9 @@ a traceback.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 __all__ = ["CAPInputError"]
 
-
-@dataclass(frozen=True)
-class _Where:
-    file: str | None = None
-    row: int | None = None
-    column: str | None = None
+_FIELDS = ("file", "row", "column", "argument", "expected", "got", "fix")
 
 
 class CAPInputError(ValueError):
@@ -30,12 +23,15 @@ class CAPInputError(ValueError):
     file : str, optional
         The file the bad value came from (a path or an upload's name).
     row : int, optional
-        1-based data row (the header is row 0) of the first offending record.
+        1-based data row (the header is row 0) of the first offending record; for
+        JSON lines and text files, the 1-based line.
     column : str, optional
-        Column (or JSON field) holding the bad value.
+        Column (or JSON field) of a table or file holding the bad value. Never a
+        function argument: use ``argument`` for those.
     argument : str, optional
         Function argument or command-line option holding the bad value (for bad
-        arguments rather than bad table cells).
+        arguments rather than bad table cells), e.g. ``"n_resamples"`` or
+        ``"--bootstrap"``.
     expected : str, optional
         The allowed set or shape, e.g. ``"one of A, B, tie, unparsed"``.
     got : object, optional
@@ -46,7 +42,8 @@ class CAPInputError(ValueError):
     Notes
     -----
     ``str(err)`` renders all parts on one line in a fixed order:
-    ``<problem> [file F, row R, column C | argument `A`]: expected E, got G. Fix: ...``.
+    ``<problem> [file F, row R, column C | argument `A`]: expected E, got G. Fix: ...``
+    (line breaks inside a part become spaces, and ``got`` is cut at 120 characters).
     The parts are also kept as attributes for the UI.
     """
 
@@ -97,17 +94,17 @@ class CAPInputError(ValueError):
             text += ": " + ", ".join(tail)
         if self.fix:
             text += ". Fix: " + self.fix
-        return text
+        return " ".join(text.splitlines())
+
+    def replace(self, **changes: object) -> "CAPInputError":
+        """Return a copy of this error with some parts changed (e.g. ``argument="--bootstrap"``)."""
+        unknown = set(changes) - {"problem", *_FIELDS}
+        if unknown:
+            raise TypeError(f"CAPInputError has no part {sorted(unknown)[0]!r}")
+        parts = {name: getattr(self, name) for name in _FIELDS}
+        parts.update(changes)
+        return CAPInputError(changes.get("problem", self.problem), **{k: parts[k] for k in _FIELDS})
 
     def with_file(self, file: str) -> "CAPInputError":
         """Return a copy of this error that names ``file`` (kept if already set)."""
-        return CAPInputError(
-            self.problem,
-            file=self.file or file,
-            row=self.row,
-            column=self.column,
-            argument=self.argument,
-            expected=self.expected,
-            got=self.got,
-            fix=self.fix,
-        )
+        return self.replace(file=self.file or file)

@@ -14,12 +14,15 @@ One data model flows through the whole project:
                                 defaults to ``"all"``
     failure_type      String    ``factual_fabrication`` / ``logical_reversal`` /
                                 ``overclaim`` / ``omission`` or null
-    variant           String    ``plain`` / ``polished`` / ``length_padded`` /
-                                ``original`` / ``adversarial`` ...; defaults ``original``
+    variant           String    one of :data:`VARIANTS` (``original``, ``plain``, ``polished``,
+                                ``length_padded``, ``adversarial``) or a variant named by a
+                                declaration with selector ``variant``; defaults ``original``
     gold              String    ``A`` or ``B``: the better response in the original order
     flags             String    optional; ``;``-separated tags such as ``low_quality``
-    len_a, len_b      Int64     optional; response lengths in characters
+    len_a, len_b      Int64     optional; response lengths in characters, >= 0
     ================  ========  ==========================================================
+
+    ``benchmark`` and ``item_id`` are never null or blank.
 
 ``judgments`` — one row per (judge, benchmark, item_id, order)
     ===================  =======  ========================================================
@@ -33,16 +36,24 @@ One data model flows through the whole project:
     score_a, score_b     Float64  optional; graded scores of the original A and B
     rationale_supported  Int8     optional; 1 if an evaluator found the rationale
                                   supports the verdict, 0 if not, null if not judged
-    cost_usd             Float64  optional; dollars
-    latency_s            Float64  optional; seconds
-    tokens               Int64    optional
+    cost_usd             Float64  optional; dollars, finite and >= 0
+    latency_s            Float64  optional; seconds, finite and >= 0
+    tokens               Int64    optional; >= 0
     ===================  =======  ========================================================
+
+    ``judge``, ``benchmark`` and ``item_id`` are never null or blank. Every column holds
+    one value per cell (no list or struct columns).
 
 ``profile`` — output of :func:`cap_core.profile.conditions.compute_profile`; see
 :data:`PROFILE_SCHEMA`. ``value``, ``ci_low`` and ``ci_high`` are in **percent**.
 
 ``declarations`` — what an importer states about each (benchmark, condition) cell of
-the coverage matrix; see :data:`DECLARATION_SCHEMA`.
+the coverage matrix; see :data:`DECLARATION_SCHEMA`. A ``selector`` is one of
+:data:`SELECTORS`.
+
+Every validator raises :class:`cap_core.errors.CAPInputError` for bad input, naming the
+file, the 1-based file row (the header is row 0) and the column, what was expected, what
+was found and the fix; it is the one place where the importers' tables are checked.
 
 Condition ids and names follow CAP (arXiv:2610.09229) Table 1; coverage statuses follow
 its Table 2.
@@ -73,6 +84,10 @@ __all__ = [
     "PROFILE_SCHEMA",
     "DECLARATION_SCHEMA",
     "MAX_ID_LENGTH",
+    "VARIANTS",
+    "ITEM_SELECTORS",
+    "SELECTORS",
+    "declared_variants",
     "validate_items",
     "validate_judgments",
     "validate_declarations",
@@ -176,8 +191,8 @@ DECLARATION_SCHEMA: dict[str, pl.DataType] = {
     "condition": pl.String,
     "status": pl.String,
     "operator": pl.String,
-    # which item column selects the condition's items: failure_type | subset | variant
-    # | order | rationale
+    # which item column selects the condition's items: one of SELECTORS (failure_type |
+    # subset | variant | flags, or order for C7, rationale for C8)
     "selector": pl.String,
     # the values of ``selector`` that define the condition's items (e.g. ["knowledge"])
     "values": pl.List(pl.String),
@@ -187,10 +202,47 @@ DECLARATION_SCHEMA: dict[str, pl.DataType] = {
 
 _OPTIONAL_DEFAULTS_ITEMS = {"subset": "all", "variant": "original"}
 
+#: Presentation variants every page knows: ``original`` (as published), ``plain`` (the
+#: reference of a generated pair), ``polished`` (CAP C5 style rewrite), ``length_padded``
+#: (CAP C6 padding) and ``adversarial``. A declaration with selector ``variant`` may name
+#: further variants of its benchmark (see :func:`declared_variants`).
+VARIANTS: tuple[str, ...] = ("original", "plain", "polished", "length_padded", "adversarial")
+
+#: Item columns a declaration may select a condition's items by (CAP Appendix D).
+ITEM_SELECTORS: tuple[str, ...] = ("subset", "failure_type", "variant", "flags")
+#: Every declaration ``selector``: the item columns, plus ``order`` (C7, the AB/BA
+#: orders of the judgments) and ``rationale`` (C8, ``rationale_supported``).
+SELECTORS: tuple[str, ...] = ITEM_SELECTORS + ("order", "rationale")
+
 #: Longest id (judge, benchmark, item_id, ...) accepted, in characters.
 MAX_ID_LENGTH = 500
 #: Id-like text columns whose length is checked.
 ID_COLUMNS: tuple[str, ...] = ("judge", "benchmark", "item_id", "base_item_id", "subset", "variant")
+
+#: Id columns that must hold a non-empty value on every row.
+_PRESENT_ITEMS: dict[str, str] = {
+    "benchmark": "name the benchmark on every row (e.g. mine)",
+    "item_id": "give every item an id (any text, e.g. q1 or 007)",
+}
+_PRESENT_JUDGMENTS: dict[str, str] = {
+    "judge": "name the judge on every row",
+    "benchmark": "name the benchmark on every row (the same name as in the items table)",
+    "item_id": "give every judgment the item_id of its item",
+}
+#: Numeric columns that cannot be negative (or NaN / infinite), with what they count.
+_NONNEGATIVE_ITEMS: dict[str, str] = {
+    "len_a": "a response length in characters, 0 or more",
+    "len_b": "a response length in characters, 0 or more",
+}
+_NONNEGATIVE_JUDGMENTS: dict[str, str] = {
+    "cost_usd": "a cost in dollars, 0 or more",
+    "latency_s": "a latency in seconds, 0 or more",
+    "tokens": "a token count, 0 or more",
+}
+
+# Hidden column carrying each row's 1-based row in the file, so that every message names
+# the file's row even when the validated frame was derived from it (a joined file's items).
+_ROW = "__cap_file_row__"
 
 
 def _rows(n: int) -> str:
@@ -198,7 +250,9 @@ def _rows(n: int) -> str:
 
 
 def _suggest(name: str, allowed: Iterable[str]) -> str | None:
-    match = difflib.get_close_matches(name.lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
+    """The allowed name closest to ``name`` (``difflib.get_close_matches``, case-insensitive), if any."""
+    allowed = list(allowed)
+    match = difflib.get_close_matches(str(name).lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
     if not match:
         return None
     for a in allowed:
@@ -207,21 +261,39 @@ def _suggest(name: str, allowed: Iterable[str]) -> str | None:
     return None
 
 
+def _numbered(df: pl.DataFrame, rows: Iterable[int] | None) -> pl.DataFrame:
+    """``df`` with the hidden file-row column (``rows``, else 1..n)."""
+    if rows is None:
+        return df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(_ROW))
+    rows = pl.Series(_ROW, list(rows), dtype=pl.Int64)
+    if rows.len() != df.height:
+        raise CAPInputError(
+            "one file row number per table row is needed",
+            argument="rows",
+            expected=f"{df.height} row numbers",
+            got=rows.len(),
+            fix="pass the file row of every row of the table, or leave rows out",
+        )
+    return df.with_columns(rows)
+
+
+def _first(bad: pl.DataFrame, column: str | None = None):
+    """(file row, value of ``column``) of the first row of ``bad``."""
+    row = int(bad[_ROW][0])
+    if column is None:
+        return row, None
+    value = bad[column].to_list()[0]
+    return row, value
+
+
 def _raise_first(
     df: pl.DataFrame, bad_rows: pl.Expr, problem: str, *, file: str | None, column: str, expected: str, fix: str
 ) -> None:
     """Raise :class:`CAPInputError` for the first row matching ``bad_rows``, if any."""
-    bad = df.with_row_index("_row").filter(bad_rows)
+    bad = df.filter(bad_rows)
     if bad.height:
-        raise CAPInputError(
-            problem,
-            file=file,
-            row=int(bad["_row"][0]) + 1,
-            column=column,
-            expected=expected,
-            got=bad[column][0],
-            fix=fix,
-        )
+        row, got = _first(bad, column)
+        raise CAPInputError(problem, file=file, row=row, column=column, expected=expected, got=got, fix=fix)
 
 
 def _check_nonempty(df: pl.DataFrame, table: str, file: str | None) -> None:
@@ -242,11 +314,11 @@ def _check_columns(
     table: str,
     file: str | None,
 ) -> None:
-    present = set(df.columns)
+    present = [c for c in df.columns if c != _ROW]
     for col in required:
         if col in present:
             continue
-        unknown = [c for c in df.columns if c not in schema]
+        unknown = [c for c in present if c not in schema]
         guess = None
         for c in unknown:
             if _suggest(c, [col]):
@@ -262,12 +334,32 @@ def _check_columns(
             file=file,
             column=col,
             expected=f"columns {', '.join(required)}",
-            got=sorted(df.columns),
+            got=sorted(present),
             fix=fix,
         )
 
 
 _BOOL_TEXT = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+
+
+def _check_scalar(df: pl.DataFrame, col: str, dtype: pl.DataType, table: str, file: str | None) -> None:
+    """Reject a list / struct column (e.g. a Parquet ``verdict`` of type List) where one value per cell is due."""
+    src = df.schema[col]
+    if not src.is_nested() or dtype.is_nested():
+        return
+    kind = "struct" if isinstance(src, pl.Struct) else "list"
+    bad = df.filter(pl.col(col).is_not_null())
+    row, got = _first(bad, col) if bad.height else (None, None)
+    raise CAPInputError(
+        f"{kind} values in the {col} column of the {table} table (column type {src})",
+        file=file,
+        row=row,
+        column=col,
+        expected=f"one value per cell ({dtype})",
+        got=got,
+        fix=(f"store one {col} per row: explode the list into rows, or write its single value as plain {dtype}"
+             if kind == "list" else f"store one {col} per row, as plain {dtype} rather than an object"),
+    )
 
 
 def _cast(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str, file: str | None) -> pl.DataFrame:
@@ -277,6 +369,7 @@ def _cast(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str, file:
             continue
         if df.schema[col] == dtype:
             continue
+        _check_scalar(df, col, dtype, table, file)
         if dtype == pl.Boolean and df.schema[col] == pl.String:
             # text such as "true" / "False" / "1" / "0" (CSV files hold no booleans)
             mapped = (
@@ -298,11 +391,13 @@ def _cast(df: pl.DataFrame, schema: Mapping[str, pl.DataType], table: str, file:
             casted = df.get_column(col).cast(dtype, strict=True)
         except Exception:
             # find the first row that fails to cast
-            bad = df.with_row_index("_row").filter(
-                pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null()
-            )
-            row = int(bad["_row"][0]) + 1 if bad.height else None
-            got = bad[col][0] if bad.height else None
+            row = got = None
+            try:
+                bad = df.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
+                if bad.height:
+                    row, got = _first(bad, col)
+            except Exception:  # the types cannot be cast at all: name the column only
+                pass
             raise CAPInputError(
                 f"value of the wrong type in the {table} table",
                 file=file,
@@ -322,25 +417,67 @@ def _check_allowed(
     allowed = tuple(allowed)
     cond = ~pl.col(col).is_in(list(allowed))
     cond = (cond & pl.col(col).is_not_null()) if nullable else (cond | pl.col(col).is_null())
-    bad = df.with_row_index("_row").filter(cond)
+    bad = df.filter(cond)
     if bad.height:
+        row, got = _first(bad, col)
         raise CAPInputError(
             f"{col} outside the allowed set in the {table} table ({_rows(bad.height)})",
             file=file,
-            row=int(bad["_row"][0]) + 1,
+            row=row,
             column=col,
             expected="one of " + ", ".join(allowed),
-            got=bad[col][0],
+            got=got,
             fix=fix,
         )
 
 
+def _check_present(df: pl.DataFrame, fixes: Mapping[str, str], table: str, file: str | None) -> None:
+    """Reject a null, empty or blank id (``item_id``, ``judge``, ``benchmark``)."""
+    for col, fix in fixes.items():
+        if col not in df.columns or df.schema[col] != pl.String:
+            continue
+        bad = df.filter(pl.col(col).is_null() | (pl.col(col).str.strip_chars() == ""))
+        if bad.height:
+            row, got = _first(bad, col)
+            raise CAPInputError(
+                f"empty {col} in the {table} table ({_rows(bad.height)})",
+                file=file,
+                row=row,
+                column=col,
+                expected=f"a non-empty {col} on every row",
+                got=got or None,
+                fix=fix,
+            )
+
+
+def _check_nonnegative(df: pl.DataFrame, meanings: Mapping[str, str], table: str, file: str | None) -> None:
+    """Reject negative lengths, costs, latencies and token counts (and NaN or infinite ones)."""
+    for col, meaning in meanings.items():
+        if col not in df.columns:
+            continue
+        cond = pl.col(col) < 0
+        if df.schema[col].is_float():
+            cond = cond | pl.col(col).is_nan() | pl.col(col).is_infinite()
+        bad = df.filter(pl.col(col).is_not_null() & cond)
+        if bad.height:
+            row, got = _first(bad, col)
+            raise CAPInputError(
+                f"{col} below 0 or not a finite number in the {table} table ({_rows(bad.height)})",
+                file=file,
+                row=row,
+                column=col,
+                expected=meaning,
+                got=got,
+                fix=f"correct the {col} values, or leave a cell empty when the value is unknown",
+            )
+
+
 def _check_unique(df: pl.DataFrame, keys: list[str], table: str, file: str | None) -> None:
-    dup = df.with_row_index("_row").filter(pl.struct(keys).is_duplicated())
+    dup = df.filter(pl.struct(keys).is_duplicated())
     if dup.height:
         first = dup.row(0, named=True)
         same = dup.filter(pl.all_horizontal([pl.col(k).eq_missing(first[k]) for k in keys]))
-        r1, r2 = int(same["_row"][0]) + 1, int(same["_row"][1]) + 1
+        r1, r2 = int(same[_ROW][0]), int(same[_ROW][1])
         raise CAPInputError(
             f"duplicate key ({', '.join(keys)}) in the {table} table: rows {r1} and {r2} share a key "
             f"({dup.height} rows repeat some key)",
@@ -358,13 +495,13 @@ def _check_id_lengths(df: pl.DataFrame, table: str, file: str | None) -> None:
     for col in ID_COLUMNS:
         if col not in df.columns or df.schema[col] != pl.String:
             continue
-        bad = df.with_row_index("_row").filter(pl.col(col).str.len_chars() > MAX_ID_LENGTH)
+        bad = df.filter(pl.col(col).str.len_chars() > MAX_ID_LENGTH)
         if bad.height:
-            value = bad[col][0]
+            row, value = _first(bad, col)
             raise CAPInputError(
                 f"{col} longer than {MAX_ID_LENGTH} characters in the {table} table ({_rows(bad.height)})",
                 file=file,
-                row=int(bad["_row"][0]) + 1,
+                row=row,
                 column=col,
                 expected=f"an id of at most {MAX_ID_LENGTH} characters",
                 got=f"{value[:40]}… ({len(value)} characters)",
@@ -372,7 +509,43 @@ def _check_id_lengths(df: pl.DataFrame, table: str, file: str | None) -> None:
             )
 
 
-def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
+def _check_variants(df: pl.DataFrame, known: tuple[str, ...], file: str | None) -> None:
+    bad = df.filter(~pl.col("variant").is_in(list(known)))
+    if bad.height:
+        row, got = _first(bad, "variant")
+        near = _suggest(got, known)
+        hint = f"did you mean {near!r}? " if near else ""
+        raise CAPInputError(
+            f"unknown variant in the items table ({_rows(bad.height)})",
+            file=file,
+            row=row,
+            column="variant",
+            expected="one of " + ", ".join(known),
+            got=got,
+            fix=hint + "write a known variant, or name a new one in a declarations row with selector 'variant'",
+        )
+
+
+def declared_variants(declarations: pl.DataFrame | None) -> tuple[str, ...]:
+    """Variant names a (validated) declarations table introduces: ``values`` and
+    ``reference`` of its rows with selector ``variant``, sorted. Empty without declarations."""
+    if declarations is None or declarations.height == 0 or "selector" not in declarations.columns:
+        return ()
+    rows = declarations.filter(pl.col("selector") == "variant")
+    names = set()
+    for col in ("values", "reference"):
+        if col in rows.columns:
+            names.update(v for cell in rows[col].to_list() if cell for v in cell if v)
+    return tuple(sorted(names))
+
+
+def validate_items(
+    df: pl.DataFrame,
+    *,
+    file: str | None = None,
+    rows: Iterable[int] | None = None,
+    variants: Iterable[str] = (),
+) -> pl.DataFrame:
     """Check and normalise an ``items`` table.
 
     Parameters
@@ -381,6 +554,11 @@ def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame
         Raw items; columns beyond :data:`ITEMS_SCHEMA` are dropped.
     file : str, optional
         Name used in error messages.
+    rows : iterable of int, optional
+        The 1-based file row of each row of ``df`` (default 1..n), named in error
+        messages; e.g. the first judgment row of each item of a joined file.
+    variants : iterable of str, optional
+        Variant names allowed beside :data:`VARIANTS` (see :func:`declared_variants`).
 
     Returns
     -------
@@ -392,14 +570,19 @@ def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame
     Raises
     ------
     CAPInputError
-        Empty table, missing column (with a rename suggestion for near misses),
-        uncastable value, an id longer than :data:`MAX_ID_LENGTH` characters,
-        ``gold`` not A/B, unknown ``failure_type``, duplicate (benchmark, item_id)
-        (naming the first row and the row that repeats it).
+        Empty table, missing column (with a rename suggestion for near misses), a
+        list or struct column, uncastable value, a null or blank ``benchmark`` or
+        ``item_id``, an id longer than :data:`MAX_ID_LENGTH` characters, ``gold`` not
+        A/B, unknown ``failure_type``, a variant outside :data:`VARIANTS` and
+        ``variants`` (suggesting the nearest name), a negative (or NaN) ``len_a`` /
+        ``len_b``, duplicate (benchmark, item_id) (naming the first row and the row
+        that repeats it).
     """
     _check_nonempty(df, "items", file)
     _check_columns(df, ITEMS_REQUIRED, ITEMS_SCHEMA, "items", file)
+    df = _numbered(df, rows)
     df = _cast(df, ITEMS_SCHEMA, "items", file)
+    _check_present(df, _PRESENT_ITEMS, "items", file)
     _check_id_lengths(df, "items", file)
     if "gold" in df.columns and df.schema["gold"] == pl.String:
         df = df.with_columns(pl.col("gold").str.strip_chars())
@@ -414,6 +597,7 @@ def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame
             "use one of the four planted failure types or leave the cell empty",
             nullable=True,
         )
+    _check_nonnegative(df, _NONNEGATIVE_ITEMS, "items", file)
     fill = []
     if "base_item_id" not in df.columns:
         fill.append(pl.col("item_id").alias("base_item_id"))
@@ -425,16 +609,17 @@ def validate_items(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame
         else:
             fill.append(pl.lit(default).alias(col))
     df = df.with_columns(fill)
+    _check_variants(df, tuple(dict.fromkeys((*VARIANTS, *variants))), file)
     for col, dtype in ITEMS_SCHEMA.items():
         if col not in df.columns:
             df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
-    df = df.select(list(ITEMS_SCHEMA))
+    df = df.select(*ITEMS_SCHEMA, _ROW)
     _check_unique(df, ["benchmark", "item_id"], "items", file)
-    return df
+    return df.drop(_ROW)
 
 
 def validate_judgments(
-    df: pl.DataFrame, items: pl.DataFrame | None = None, *, file: str | None = None
+    df: pl.DataFrame, items: pl.DataFrame | None = None, *, file: str | None = None, rows: Iterable[int] | None = None
 ) -> pl.DataFrame:
     """Check and normalise a ``judgments`` table.
 
@@ -447,6 +632,8 @@ def validate_judgments(
         (benchmark, item_id).
     file : str, optional
         Name used in error messages.
+    rows : iterable of int, optional
+        The 1-based file row of each row of ``df`` (default 1..n).
 
     Returns
     -------
@@ -457,14 +644,19 @@ def validate_judgments(
     Raises
     ------
     CAPInputError
-        Empty table, missing column, uncastable value, an id longer than
-        :data:`MAX_ID_LENGTH` characters, ``order`` not AB/BA,
-        ``verdict`` not in A/B/tie/unparsed, ``rationale_supported`` not 0/1,
-        duplicate (judge, benchmark, item_id, order), a judgment with no item.
+        Empty table, missing column, a list or struct column (e.g. a Parquet
+        ``verdict`` of type List), uncastable value, a null or blank ``judge`` /
+        ``benchmark`` / ``item_id``, an id longer than :data:`MAX_ID_LENGTH`
+        characters, ``order`` not AB/BA, ``verdict`` not in A/B/tie/unparsed,
+        ``rationale_supported`` not 0/1, a negative (or NaN / infinite) ``cost_usd``,
+        ``latency_s`` or ``tokens``, duplicate (judge, benchmark, item_id, order), a
+        judgment with no item.
     """
     _check_nonempty(df, "judgments", file)
     _check_columns(df, JUDGMENTS_REQUIRED, JUDGMENTS_SCHEMA, "judgments", file)
+    df = _numbered(df, rows)
     df = _cast(df, JUDGMENTS_SCHEMA, "judgments", file)
+    _check_present(df, _PRESENT_JUDGMENTS, "judgments", file)
     _check_id_lengths(df, "judgments", file)
     _check_allowed(df, "order", ORDERS, "judgments", file, "AB is the original presentation, BA the swapped one")
     _check_allowed(
@@ -485,46 +677,90 @@ def validate_judgments(
             expected="0, 1 or empty",
             fix="write 1 when the evaluator found the rationale supports the verdict, 0 otherwise",
         )
+    _check_nonnegative(df, _NONNEGATIVE_JUDGMENTS, "judgments", file)
     for col, dtype in JUDGMENTS_SCHEMA.items():
         if col not in df.columns:
             df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
-    df = df.select(list(JUDGMENTS_SCHEMA))
+    df = df.select(*JUDGMENTS_SCHEMA, _ROW)
     _check_unique(df, ["judge", "benchmark", "item_id", "order"], "judgments", file)
     if items is not None:
-        orphan = (
-            df.with_row_index("_row")
-            .join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"], how="anti")
-        )
+        orphan = df.join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"], how="anti").sort(_ROW)
         if orphan.height:
             first = orphan.row(0, named=True)
             raise CAPInputError(
                 f"judgment for an item that is not in the items table ({_rows(orphan.height)})",
                 file=file,
-                row=int(first["_row"]) + 1,
+                row=int(first[_ROW]),
                 column="item_id",
                 expected="an item_id listed in items for benchmark " + repr(first["benchmark"]),
                 got=first["item_id"],
                 fix="import the items together with the judgments, or correct the item_id",
             )
-    return df
+    return df.drop(_ROW)
 
 
-def validate_declarations(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
+def validate_declarations(
+    df: pl.DataFrame, *, file: str | None = None, rows: Iterable[int] | None = None
+) -> pl.DataFrame:
     """Check a coverage ``declarations`` table (see :data:`DECLARATION_SCHEMA`).
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        Declarations; absent columns are added as nulls, extra columns dropped.
+    file : str, optional
+        Name used in error messages.
+    rows : iterable of int, optional
+        The 1-based file row of each row of ``df`` (default 1..n).
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`DECLARATION_SCHEMA` columns and dtypes.
 
     Raises
     ------
     CAPInputError
-        Unknown condition id or status, or a duplicate (benchmark, condition).
+        A value of the wrong type, unknown condition id or status (CAP Tables 1 and
+        2), a ``selector`` outside :data:`SELECTORS` (a column the items table does not
+        have; the nearest name is suggested), or a duplicate (benchmark, condition).
     """
     for col, dtype in DECLARATION_SCHEMA.items():
         if col not in df.columns:
             df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
-    df = df.select(list(DECLARATION_SCHEMA)).cast(DECLARATION_SCHEMA)
+    df = _numbered(df.select(list(DECLARATION_SCHEMA)), rows)
+    for col, dtype in DECLARATION_SCHEMA.items():
+        if df.schema[col] == dtype:
+            continue
+        try:
+            df = df.with_columns(pl.col(col).cast(dtype, strict=True))
+        except Exception:
+            raise CAPInputError(
+                "value of the wrong type in the declarations table",
+                file=file,
+                column=col,
+                expected=str(dtype),
+                got=str(df.schema[col]),
+                fix=f"write {col!r} as {'a list of names' if dtype.is_nested() else 'text'}",
+            ) from None
     _check_allowed(df, "condition", CONDITION_IDS, "declarations", file, "use condition ids C1..C8")
     _check_allowed(df, "status", STATUSES, "declarations", file, "use a CAP Table 2 coverage status")
+    bad = df.filter(pl.col("selector").is_not_null() & ~pl.col("selector").is_in(list(SELECTORS)))
+    if bad.height:
+        row, got = _first(bad, "selector")
+        near = _suggest(got, SELECTORS)
+        raise CAPInputError(
+            "declaration selector names a column the items table does not have",
+            file=file,
+            row=row,
+            column="selector",
+            expected="one of " + ", ".join(ITEM_SELECTORS) + " (item columns), order (C7) or rationale (C8)",
+            got=got,
+            fix=(f"did you mean {near!r}?" if near else
+                 f"copy the {got!r} values into the subset or flags column of the items and select that column"),
+        )
     _check_unique(df, ["benchmark", "condition"], "declarations", file)
-    return df
+    return df.drop(_ROW)
 
 
 def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
@@ -542,7 +778,7 @@ def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFra
     for col, dtype in PROFILE_SCHEMA.items():
         if col not in df.columns:
             df = df.with_columns(pl.lit(defaults.get(col), dtype=dtype).alias(col))
-    df = _cast(df.select(list(PROFILE_SCHEMA)), PROFILE_SCHEMA, "profile", file)
+    df = _cast(_numbered(df.select(list(PROFILE_SCHEMA)), None), PROFILE_SCHEMA, "profile", file)
     _check_allowed(df, "condition", CONDITION_IDS + ("overall",), "profile", file, "use C1..C8 or overall")
     _check_allowed(df, "metric", METRICS, "profile", file, "use a documented CAP metric name")
     # surface_gap is a difference of two percentages and may be negative
@@ -556,7 +792,7 @@ def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFra
         expected="a percentage between 0 and 100",
         fix="write values in percent, not as proportions",
     )
-    return df
+    return df.drop(_ROW)
 
 
 def empty_profile() -> pl.DataFrame:

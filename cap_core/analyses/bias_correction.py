@@ -61,12 +61,12 @@ def position_parameters(ds: Dataset, benchmark: str, judges: list[str] | None = 
     if not isinstance(ds, Dataset):
         raise CAPInputError("a Dataset is needed", expected="cap_core.dataset.Dataset", got=type(ds).__name__)
     if benchmark not in ds.benchmarks:
-        raise CAPInputError("unknown benchmark", column="benchmark", got=benchmark,
+        raise CAPInputError("unknown benchmark", argument="benchmark", got=benchmark,
                             expected="one of " + ", ".join(ds.benchmarks))
     known = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
     chosen = None if judges is None else [j for j in dict.fromkeys(judges) if j in known]
     if not known or chosen == []:
-        raise CAPInputError(f"no judgments on {benchmark} for these judges", column="judge", got=judges)
+        raise CAPInputError(f"no judgments on {benchmark} for these judges", argument="judges", got=judges)
     # the judgments given (missing cells are not judgments)
     jm = verdict_rows(ds, benchmarks=[benchmark], judges=chosen).filter(~pl.col("missing"))
     gold_first = ((pl.col("order") == "AB") & (pl.col("gold") == "A")) | (
@@ -141,7 +141,7 @@ def bias_corrected(result: ProfileResult, params: pl.DataFrame, *, benchmark: st
     ).join(params, on="judge", how="inner")
     if rows.height == 0:
         raise CAPInputError(f"no overall or C1-C4 accuracy for {benchmark}:{subset} with q parameters",
-                            column="benchmark", got=benchmark, fix="compute the profile and q on the same benchmark")
+                            argument="benchmark", got=benchmark, fix="compute the profile and q on the same benchmark")
     rng = np.random.default_rng(seed)
     n_rep = result.replicates.shape[0]
     draws = {}

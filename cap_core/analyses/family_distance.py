@@ -47,7 +47,7 @@ def family_of(judge: str, families: dict[str, tuple[str, ...]] | None = None,
         ``judge`` not a string, or a pattern that is not a valid regular expression.
     """
     if not isinstance(judge, str):
-        raise CAPInputError("a judge name must be a string", column="judge", got=judge)
+        raise CAPInputError("a judge name must be a string", argument="judge", got=judge)
     if overrides and judge in overrides:
         return str(overrides[judge])
     for fam, patterns in (DEFAULT_FAMILIES if families is None else families).items():
@@ -56,7 +56,7 @@ def family_of(judge: str, families: dict[str, tuple[str, ...]] | None = None,
                 if re.search(pat, judge, flags=re.IGNORECASE):
                     return fam
             except re.error as exc:
-                raise CAPInputError("invalid family pattern", column=fam, got=pat, expected="a regular expression",
+                raise CAPInputError("invalid family pattern", argument=fam, got=pat, expected="a regular expression",
                                     fix=f"fix the pattern ({exc})") from None
     return "unknown"
 
@@ -98,7 +98,7 @@ def pairwise_l1(profile: pl.DataFrame, view: str, *, judges: list[str] | None = 
     if judges is not None:
         unknown = [j for j in judges if j not in have]
         if unknown:
-            raise CAPInputError(f"judge not on {view}", column="judge", got=unknown[0],
+            raise CAPInputError(f"judge not on {view}", argument="judge", got=unknown[0],
                                 expected="one of " + ", ".join(have))
         have = [j for j in have if j in set(judges)]
     if len(have) < 2:

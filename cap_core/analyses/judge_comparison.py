@@ -61,14 +61,14 @@ def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> D
     if not isinstance(ds, Dataset):
         raise CAPInputError("a Dataset is needed", expected="cap_core.dataset.Dataset", got=type(ds).__name__)
     if benchmark not in ds.benchmarks:
-        raise CAPInputError("unknown benchmark", column="benchmark", got=benchmark,
+        raise CAPInputError("unknown benchmark", argument="benchmark", got=benchmark,
                             expected="one of " + ", ".join(ds.benchmarks))
     if judge_a == judge_b:
-        raise CAPInputError("a paired comparison needs two different judges", column="judge_b", got=judge_b)
+        raise CAPInputError("a paired comparison needs two different judges", argument="judge_b", got=judge_b)
     jm = ds.judgments.filter(pl.col("benchmark") == benchmark)
     for j in (judge_a, judge_b):
         if jm.filter(pl.col("judge") == j).height == 0:
-            raise CAPInputError(f"judge has no verdicts on {benchmark}", column="judge", got=j,
+            raise CAPInputError(f"judge has no verdicts on {benchmark}", argument="judge", got=j,
                                 expected="one of " + ", ".join(sorted(jm.get_column("judge").unique())))
     jm = jm.filter(pl.col("judge").is_in([judge_a, judge_b]))
     # items where neither judge is missing a verdict in any order either used (verdict_rows' missing flag)
@@ -120,7 +120,7 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
                             expected="output of compute_profile", got=type(result).__name__,
                             fix="compute the profile from per-item data (published tables have no replicates)")
     if not isinstance(margin, (int, float)) or margin < 0:
-        raise CAPInputError("parity margin must be a non-negative number of points", column="margin", got=margin)
+        raise CAPInputError("parity margin must be a non-negative number of points", argument="margin", got=margin)
     prof = result.profile.with_row_index("_k").filter(
         (pl.col("benchmark") == benchmark) & (pl.col("subset") == subset) & pl.col("primary")
         & pl.col("value").is_not_null())
@@ -128,7 +128,7 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
     for j in (judge_a, judge_b):
         sides[j] = prof.filter(pl.col("judge") == j).select("condition", "metric", "value", "n_items", "_k")
         if sides[j].height == 0:
-            raise CAPInputError(f"judge has no profile rows on {benchmark}:{subset}", column="judge", got=j)
+            raise CAPInputError(f"judge has no profile rows on {benchmark}:{subset}", argument="judge", got=j)
     both = sides[judge_a].join(sides[judge_b], on=["condition", "metric"], suffix="_b")
     rows = []
     for r in both.iter_rows(named=True):

@@ -37,7 +37,7 @@ _EXACT_MAX = 9
 
 def _level_iv(alpha: object) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
-        raise CAPInputError("alpha must be a significance level between 0 and 1", column="alpha",
+        raise CAPInputError("alpha must be a significance level between 0 and 1", argument="alpha",
                             expected="a fraction such as 0.05", got=alpha)
     return float(alpha)
 
@@ -156,7 +156,7 @@ def cross_benchmark_spearman(profile: pl.DataFrame, condition: str, views: list[
     if views is None:
         views = [v for v in list_views(profile) if _vectors(profile, v, condition, sources)]
     if len(views) < 2:
-        raise CAPInputError(f"rank stability of {condition} needs at least two benchmarks", column="view",
+        raise CAPInputError(f"rank stability of {condition} needs at least two benchmarks", argument="view",
                             got=views, expected="two or more benchmark:subset views with the condition",
                             fix=("--source keeps only the listed sources; add the sources of other benchmarks "
                                  "(e.g. 'published: CAP Table 5') or drop --source" if sources else
@@ -211,7 +211,7 @@ def cross_condition_spearman(profile: pl.DataFrame, view: str, conditions: list[
     missing = [c for c in conditions if c not in have]
     if missing or len(conditions) < 2:
         raise CAPInputError(f"cross-condition ranks on {view} need two or more measured conditions",
-                            column="condition", got=missing or conditions, expected="some of " + ", ".join(have),
+                            argument="condition", got=missing or conditions, expected="some of " + ", ".join(have),
                             fix="pick conditions that have values on this benchmark")
     vec = {c: dict(cells.filter(pl.col("condition") == c).select("judge", "value").iter_rows()) for c in conditions}
     rows = []

@@ -59,7 +59,7 @@ def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions
         Same view twice, bad view, or no (judge, condition) measured on both.
     """
     if base == stressed:
-        raise CAPInputError("base and stressed benchmarks are the same", column="stressed", got=stressed,
+        raise CAPInputError("base and stressed benchmarks are the same", argument="stressed", got=stressed,
                             fix="pick two different benchmarks")
     a = view_cells(profile, base, sources=sources)
     b = view_cells(profile, stressed, sources=sources)

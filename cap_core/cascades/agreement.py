@@ -33,7 +33,7 @@ def _check_judges(ds: Dataset, benchmark: str, judges: list[str]) -> None:
     have = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
     missing = sorted(set(judges) - have)
     if missing:
-        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
+        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", argument="judges",
                             got=missing[0], fix="pick judges listed for this benchmark")
 
 
@@ -100,7 +100,7 @@ def repeated_errors(ds: Dataset, benchmark: str, cheap: str, others: list[str], 
     """
     others = [o for o in dict.fromkeys(others) if o != cheap]
     if not others:
-        raise CAPInputError("repeated errors need at least one other judge", column="judges",
+        raise CAPInputError("repeated errors need at least one other judge", argument="judges",
                             expected="one or more judges besides the cheap one", fix="add a judge to compare")
     try:
         conf = item_confidence(ds, benchmark, cheap, method=method).select("item_id", "confidence")
@@ -146,7 +146,7 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
     """
     judges = list(dict.fromkeys(judges))
     if not judges:
-        raise CAPInputError("no judges given", column="judges", expected="one or more judges")
+        raise CAPInputError("no judges given", argument="judges", expected="one or more judges")
     names = [*judges, LABEL]
     _check_judges(ds, benchmark, judges)
     every = verdict_rows(ds, benchmarks=[benchmark], judges=judges)

@@ -65,7 +65,7 @@ def cascade_data(ds: Dataset, benchmark: str, cheap: str, fallbacks: list[str] |
     """
     fbs = [fallbacks] if isinstance(fallbacks, str) else list(fallbacks)
     if not fbs:
-        raise CAPInputError("a cascade needs a fallback judge", column="fallback", expected="one or more judges",
+        raise CAPInputError("a cascade needs a fallback judge", argument="fallback", expected="one or more judges",
                             fix="choose an LLM judge as the fallback")
     conf = item_confidence(ds, benchmark, cheap, method=method).select("item_id", "confidence")
     frame = conf.join(item_frame(ds, benchmark, cheap).select("item_id", "base_item_id", pl.col("correct")
@@ -150,10 +150,10 @@ def cascade_point(d: CascadeData, tau: float, fallback: str | None = None) -> di
         ``tau`` not a number, or an unknown fallback.
     """
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not np.isfinite(tau):
-        raise CAPInputError("τ must be a number", column="tau", expected="a number in [0, 1]", got=tau)
+        raise CAPInputError("τ must be a number", argument="tau", expected="a number in [0, 1]", got=tau)
     fb = fallback or d.fallbacks[0]
     if fb not in d.fallbacks:
-        raise CAPInputError("unknown fallback judge", column="fallback", expected=", ".join(d.fallbacks), got=fb)
+        raise CAPInputError("unknown fallback judge", argument="fallback", expected=", ".join(d.fallbacks), got=fb)
     s = _scores(d, fb, np.array([float(tau)]))
     usd = float(s["usd_per_1000"][0])
     return {"tau": float(tau), "accuracy": float(s["accuracy"][0]), "deferral_pct": float(s["deferral_pct"][0]),
@@ -234,7 +234,7 @@ def cross_fit(d: CascadeData, *, n_splits: int = 50, seed: int = 0) -> pl.DataFr
         Summarise with mean and standard deviation.
     """
     if isinstance(n_splits, bool) or not isinstance(n_splits, int) or n_splits < 1:
-        raise CAPInputError("n_splits must be a positive integer", column="n_splits", got=n_splits)
+        raise CAPInputError("n_splits must be a positive integer", argument="n_splits", got=n_splits)
     n_units = int(d.base.max()) + 1 if d.n else 0
     if n_units < 2:
         raise CAPInputError("cross-fitting needs at least two base items", got=n_units,

@@ -79,7 +79,7 @@ def price_for(judge: str, prices: pl.DataFrame) -> dict | None:
 def _verdict_rows(ds: Dataset, benchmark: str, judge: str) -> pl.DataFrame:
     rows = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("judge") == judge))
     if rows.height == 0:
-        raise CAPInputError(f"judge {judge!r} has no verdicts on {benchmark!r}", column="judge", got=judge,
+        raise CAPInputError(f"judge {judge!r} has no verdicts on {benchmark!r}", argument="judge", got=judge,
                             fix="pick a judge listed for this benchmark")
     items = ds.items.filter(pl.col("benchmark") == benchmark).select("item_id", "len_a", "len_b")
     return rows.join(items, on="item_id", how="left")

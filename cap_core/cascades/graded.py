@@ -22,7 +22,7 @@ def _iv(pred, label) -> tuple[np.ndarray, np.ndarray]:
         raise CAPInputError("predictions and labels must be 1-D arrays of one non-zero length",
                             expected="equal shapes", got=f"{p.shape} vs {y.shape}")
     if np.isnan(y).any():
-        raise CAPInputError("labels contain missing values", column="gold", fix="drop unlabelled items first")
+        raise CAPInputError("labels contain missing values", argument="gold", fix="drop unlabelled items first")
     return p, y
 
 

@@ -43,7 +43,7 @@ def _judge_rows(ds: Dataset, benchmark: str, judge: str, carry: tuple[str, ...] 
     has = ds.judgments.filter((pl.col("benchmark") == benchmark) & (pl.col("judge") == judge)).height
     if has == 0:
         known = sorted(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
-        raise CAPInputError(f"judge {judge!r} has no verdicts on benchmark {benchmark!r}", column="judge",
+        raise CAPInputError(f"judge {judge!r} has no verdicts on benchmark {benchmark!r}", argument="judge",
                             expected="one of " + ", ".join(known) if known else "a benchmark with judgments",
                             got=judge, fix="pick a judge listed for this benchmark")
     return verdict_rows(ds, benchmarks=[benchmark], judges=[judge], carry=carry)
@@ -98,7 +98,7 @@ def item_confidence(ds: Dataset, benchmark: str, judge: str, *, method: str = "a
         ``auto``); recorded confidence outside [0, 1].
     """
     if method not in METHODS:
-        raise CAPInputError("unknown confidence method", column="method", expected=", ".join(METHODS),
+        raise CAPInputError("unknown confidence method", argument="method", expected=", ".join(METHODS),
                             got=method, fix="use auto, recorded, margin or decisive")
     rows = _judge_rows(ds, benchmark, judge, ("confidence", "score_a", "score_b")).filter(~pl.col("missing"))
     has_conf = rows["confidence"].null_count() == 0

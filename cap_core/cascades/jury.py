@@ -47,7 +47,7 @@ def median_levels(levels: np.ndarray, *, upper: bool = False) -> np.ndarray:
     x = np.sort(np.asarray(levels, dtype=float), axis=0)
     k = x.shape[0]
     if k == 0:
-        raise CAPInputError("a jury needs at least one judge", column="judges", expected=">= 1")
+        raise CAPInputError("a jury needs at least one judge", argument="judges", expected=">= 1")
     return x[k // 2] if (k % 2 == 1 or upper) else x[k // 2 - 1]
 
 
@@ -56,12 +56,12 @@ def _votes(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
     ``item_id``, ``order``, ``base_item_id``, ``gold``, then per juror ``<judge>`` (verdict) and
     ``<judge>\x1fcorrect`` (Boolean)."""
     if len(set(judges)) < 3:
-        raise CAPInputError("a majority jury needs at least three different judges", column="judges",
+        raise CAPInputError("a majority jury needs at least three different judges", argument="judges",
                             expected=">= 3 judges", got=len(set(judges)), fix="add judges to the jury")
     have = set(ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list())
     missing = sorted(set(judges) - have)
     if missing:
-        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", column="judge",
+        raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", argument="judge",
                             got=missing[0], fix="pick judges listed for this benchmark")
     rows = verdicts.verdict_rows(ds, benchmarks=[benchmark], judges=list(dict.fromkeys(judges)))
     # orders every juror used, and the (item, order) units where every juror has a verdict

@@ -137,7 +137,7 @@ def _spearman(args) -> str:
     prof = _profile(args)
     if args.across_conditions:
         if not args.view or len(args.view) != 1:
-            raise CAPInputError("--across-conditions needs exactly one --view", column="--view", got=args.view)
+            raise CAPInputError("--across-conditions needs exactly one --view", argument="--view", got=args.view)
         out = rs.cross_condition_spearman(prof, args.view[0], sources=args.source, exact=args.exact)
         s = rs.redundancy_summary(out)
         tail = f"; mean |rho| {s['mean_abs_rho']}, {s['n_negative']} negative pair(s)"

@@ -18,8 +18,11 @@ Further verbs come from the modules listed in :data:`EXTENSIONS`; each defines
 ``register(subparsers)`` that adds its parsers and sets ``handler=<function(args) -> str>``
 with ``set_defaults``.
 
-Exit codes: 0 success, 2 bad input (a one-line message on stderr naming the file,
-row, column, what was expected and how to fix it), 1 unexpected failure.
+Exit codes: 0 success; 2 for every failure the user can cause, with one line on stderr
+(``error: ...``): a :class:`~cap_core.errors.CAPInputError` naming the file, row and
+column or the option (``argument `--bootstrap```), what was expected and the fix; a bad
+command line; a file the system cannot read or write; a run too large for memory.
+1 only for an unexpected failure (a bug: one line, ``CAP_DEBUG=1`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
 
+#: Function arguments whose command-line option has another name.
+_OPTION_OF = {"n_resamples": "bootstrap"}
+
 #: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
 #: one or two replicates and the interval means little.
 MIN_CLI_RESAMPLES = 100
@@ -43,9 +49,16 @@ EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "c
                                "cap_core.cli.analyses")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr (exit 2), not the usage block."""
+
+    def error(self, message: str) -> None:  # noqa: D102 - argparse hook
+        self.exit(2, f"error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for all verbs."""
-    p = argparse.ArgumentParser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
+    """The argument parser for all verbs (its sub-parsers share its one-line errors)."""
+    p = _Parser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
 
     imp = sub.add_parser("import", help="import judge outputs into a dataset directory")
@@ -116,9 +129,11 @@ def write_csv(frame, out: Path) -> None:
 
 
 def _profile(args: argparse.Namespace) -> str:
+    from cap_core.bootstrap import check_bootstrap_args
     from cap_core.dataset import load_dataset
     from cap_core.profile.conditions import compute_profile
 
+    check_bootstrap_args(args.bootstrap, args.seed, args.level)  # before reading the data
     if args.bootstrap < MIN_CLI_RESAMPLES:
         raise CAPInputError(
             "too few bootstrap resamples for a percentile interval",
@@ -162,19 +177,40 @@ def _build_default(args: argparse.Namespace) -> str:
 _VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-default": _build_default}
 
 
+def _as_option(err: CAPInputError, args: argparse.Namespace) -> CAPInputError:
+    """Name the command-line option (``--bootstrap``) of an error about a function argument."""
+    dest = _OPTION_OF.get(err.argument or "", err.argument or "").replace("-", "_")
+    if dest and hasattr(args, dest) and getattr(args, dest) == err.got:
+        return err.replace(argument="--" + dest.replace("_", "-"))
+    return err
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 unexpected)."""
+    """Run the CLI; returns the exit code (0 ok, 2 any failure the user can cause, 1 a bug)."""
     args = build_parser().parse_args(argv)
     try:
         print(args.handler(args))
     except CAPInputError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {_one_line(_as_option(err, args))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: not enough memory for this run: expected a smaller --bootstrap, fewer benchmarks or judges, "
+              "or a machine with more memory", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a path the system refuses (permissions, a folder for a file, a full disk)
+        where = exc.filename if exc.filename is not None else "a file"
+        print(f"error: cannot read or write {where}: {exc.strerror or type(exc).__name__}. "
+              "Fix: check the path and its permissions", file=sys.stderr)
         return 2
     except Exception as exc:  # last resort: a message, not a traceback
         if os.environ.get("CAP_DEBUG"):
             raise
         print(
-            f"unexpected error ({type(exc).__name__}): {exc}. Set CAP_DEBUG=1 to see the traceback.",
+            _one_line(f"unexpected error ({type(exc).__name__}): {exc}. Set CAP_DEBUG=1 to see the traceback."),
             file=sys.stderr,
         )
         return 1

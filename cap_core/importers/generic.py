@@ -15,6 +15,7 @@ from cap_core.schema import (
     ITEMS_SCHEMA,
     JUDGMENTS_REQUIRED,
     JUDGMENTS_SCHEMA,
+    declared_variants,
     validate_declarations,
     validate_items,
     validate_judgments,
@@ -44,37 +45,44 @@ def _split_list(cell) -> list[str]:
     return [p.strip() for p in text.split(";") if p.strip()]
 
 
+def _text_cell(cell):
+    """A declarations text cell as text (a number read from JSON becomes its digits)."""
+    return cell if cell is None or isinstance(cell, str) else str(cell)
+
+
 def _declarations(path: Path | str) -> tuple[pl.DataFrame, list[str]]:
     frame, notes = read_table(path, kind="declarations")
     name = Path(path).name
     rows = frame.to_dicts()
     for r in rows:
-        for col in _LIST_COLUMNS:
-            r[col] = _split_list(r.get(col))
+        for col in DECLARATION_SCHEMA:
+            r[col] = _split_list(r.get(col)) if col in _LIST_COLUMNS else _text_cell(r.get(col))
     cols = {c: [r.get(c) for r in rows] for c in DECLARATION_SCHEMA}
-    try:
-        df = pl.DataFrame(cols, schema=DECLARATION_SCHEMA)
-    except Exception as exc:
-        raise CAPInputError(
-            "declarations table has values of the wrong type", file=name, got=str(exc)[:200]
-        ) from None
+    df = pl.DataFrame(cols, schema=DECLARATION_SCHEMA)
     return validate_declarations(df, file=name), notes
 
 
 def _import_table_iv(items_path, judgments_path, declarations_path) -> None:
     for label, p, optional in (
-        ("items", items_path, False),
-        ("judgments", judgments_path, True),
-        ("declarations", declarations_path, True),
+        ("items_path", items_path, False),
+        ("judgments_path", judgments_path, True),
+        ("declarations_path", declarations_path, True),
     ):
         if p is None and optional:
             continue
         if not isinstance(p, (str, Path)):
-            raise CAPInputError(f"{label} path must be a file path", got=type(p).__name__, fix="pass a str or Path")
+            raise CAPInputError(
+                f"{label} must be a file path", argument=label, expected="a str or pathlib.Path",
+                got=type(p).__name__, fix="pass the path of a CSV, TSV, JSONL, JSON or Parquet file",
+            )
 
 
-def _split_joined(frame: pl.DataFrame, name: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One table with judgment rows that also carry the item columns -> (items, judgments)."""
+def _split_joined(frame: pl.DataFrame, name: str) -> tuple[pl.DataFrame, list[int], pl.DataFrame]:
+    """One table with judgment rows that also carry the item columns -> (items, their file rows, judgments).
+
+    Each item is the first judgment row that carries it; its file row is returned so that
+    the items check names the row of the file, not the item's position among the items.
+    """
     lacking = [c for c in JUDGMENTS_REQUIRED if c not in frame.columns]
     if lacking:
         raise CAPInputError(
@@ -86,18 +94,29 @@ def _split_joined(frame: pl.DataFrame, name: str) -> tuple[pl.DataFrame, pl.Data
             "or join the item columns onto each judgment row",
         )
     item_cols = [c for c in ITEMS_SCHEMA if c in frame.columns]
-    items = frame.select(item_cols).unique(maintain_order=True)
-    dup = items.filter(pl.struct(["benchmark", "item_id"]).is_duplicated()) if "benchmark" in items.columns else None
-    if dup is not None and dup.height:
-        raise CAPInputError(
-            "one item has different item columns on different judgment rows",
-            file=name,
-            column="item_id",
-            got=dup["item_id"][0],
-            fix="give every row of an item the same gold, subset, variant and lengths",
-        )
+    numbered = frame.select(item_cols).with_row_index("_file_row", offset=1)
+    items = numbered.unique(subset=item_cols, keep="first", maintain_order=True)
+    if "benchmark" in items.columns and "item_id" in items.columns:
+        dup = items.filter(pl.struct(["benchmark", "item_id"]).is_duplicated())
+        if dup.height:
+            first = dup.row(0, named=True)
+            again = dup.filter((pl.col("benchmark").eq_missing(first["benchmark"]))
+                               & (pl.col("item_id").eq_missing(first["item_id"]))).row(1, named=True)
+            column = next((c for c in item_cols if c not in ("benchmark", "item_id") and first[c] != again[c]),
+                          "item_id")
+            raise CAPInputError(
+                f"item {first['item_id']!r} has a different {column} here than on row {first['_file_row']} "
+                "of the same file",
+                file=name,
+                row=int(again["_file_row"]),
+                column=column,
+                expected=f"the {column} of row {first['_file_row']}",
+                got=again[column],
+                fix="give every row of an item the same gold, subset, variant and lengths",
+            )
+    rows = items.get_column("_file_row").to_list()
     judg_cols = [c for c in JUDGMENTS_SCHEMA if c in frame.columns]
-    return items, frame.select(judg_cols)
+    return items.drop("_file_row"), rows, frame.select(judg_cols)
 
 
 def import_table(
@@ -131,22 +150,25 @@ def import_table(
     ------
     CAPInputError
         From :func:`cap_core.io.read_table` or the schema validators; the message names
-        the file the bad value came from.
+        the file the bad value came from, its row (for a joined file, the row of the
+        file, not the item's position) and column. A joined file whose rows give one
+        item different item columns names both rows.
     """
     _import_table_iv(items_path, judgments_path, declarations_path)
     items_raw, notices = read_table(items_path, kind="items")
     items_name = Path(items_path).name
+    item_rows = None
     if judgments_path is None:
-        items_raw, judg_raw = _split_joined(items_raw, items_name)
+        items_raw, item_rows, judg_raw = _split_joined(items_raw, items_name)
         judg_name = items_name
     else:
         judg_raw, more = read_table(judgments_path, kind="judgments")
         notices += more
         judg_name = Path(judgments_path).name
-    items = validate_items(items_raw, file=items_name)
-    judgments = validate_judgments(judg_raw, items, file=judg_name)
     decl = None
     if declarations_path is not None:
         decl, more = _declarations(declarations_path)
         notices += more
+    items = validate_items(items_raw, file=items_name, rows=item_rows, variants=declared_variants(decl))
+    judgments = validate_judgments(judg_raw, items, file=judg_name)
     return Dataset.build(items, judgments, decl, notices=tuple(notices))

@@ -61,17 +61,17 @@ def resolve_view(profile: pl.DataFrame, view: str) -> tuple[str, str]:
     bench, _, subset = view.partition(":")
     subsets = sorted(profile.filter(pl.col("benchmark") == bench).get_column("subset").unique().to_list())
     if not subsets:
-        raise CAPInputError("unknown benchmark", column="benchmark", got=bench,
+        raise CAPInputError("unknown benchmark", argument="benchmark", got=bench,
                             expected="one of " + ", ".join(list_views(profile)),
                             fix="name a benchmark present in the profile table")
     if not subset:
         if len(subsets) > 1:
-            raise CAPInputError(f"benchmark {bench!r} has several subsets", column="subset", got=bench,
+            raise CAPInputError(f"benchmark {bench!r} has several subsets", argument="subset", got=bench,
                                 expected="one of " + ", ".join(f"{bench}:{s}" for s in subsets),
                                 fix="write the view as benchmark:subset")
         subset = subsets[0]
     elif subset not in subsets:
-        raise CAPInputError(f"unknown subset of {bench!r}", column="subset", got=subset,
+        raise CAPInputError(f"unknown subset of {bench!r}", argument="subset", got=subset,
                             expected="one of " + ", ".join(subsets), fix="pick a subset present in the profile")
     return bench, subset
 

@@ -82,7 +82,7 @@ def apply_annotations(probes: pl.DataFrame, annotations: pl.DataFrame, *,
         usable / n in percent), excluded (Boolean), reason (Utf8).
     """
     if isinstance(min_agreement, bool) or not isinstance(min_agreement, numbers.Real) or not 0 <= min_agreement <= 1:
-        raise CAPInputError("min_agreement must be a proportion", column="min_agreement", got=min_agreement,
+        raise CAPInputError("min_agreement must be a proportion", argument="min_agreement", got=min_agreement,
                             expected="a number in [0, 1], e.g. 0.75")
     ann = validate_annotations(annotations, probes)
     per_probe = []

@@ -40,7 +40,7 @@ SWEEP_SCHEMA: dict[str, pl.DataType] = {
 
 def _fraction_iv(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
-        raise CAPInputError(f"{name} must be a proportion", column=name, expected="a number in [0, 1]",
+        raise CAPInputError(f"{name} must be a proportion", argument=name, expected="a number in [0, 1]",
                             got=value, fix="write 90% as 0.90")
     return float(value)
 
@@ -140,10 +140,10 @@ def point_at(sw: pl.DataFrame, judge: str, tau: float) -> dict:
     """
     rows = sw.filter(pl.col("judge") == judge)
     if rows.height == 0:
-        raise CAPInputError("unknown judge", column="judge", expected=", ".join(sw["judge"].unique().sort()),
+        raise CAPInputError("unknown judge", argument="judge", expected=", ".join(sw["judge"].unique().sort()),
                             got=judge)
     if isinstance(tau, bool) or not isinstance(tau, numbers.Real):
-        raise CAPInputError("tau must be a number", column="tau", got=tau)
+        raise CAPInputError("tau must be a number", argument="tau", got=tau)
     i = int(np.argmin(np.abs(rows["tau"].to_numpy() - float(tau))))
     return rows.row(i, named=True)
 

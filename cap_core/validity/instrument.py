@@ -34,7 +34,7 @@ def _iv(gradings: object, min_share: object) -> pl.DataFrame:
         raise CAPInputError("the gradings table lacks a column", column=missing[0], expected=", ".join(need),
                             got=gradings.columns)
     if isinstance(min_share, bool) or not isinstance(min_share, numbers.Real) or not 0 < min_share < 1:
-        raise CAPInputError("min_share must be a proportion", column="min_share", got=min_share,
+        raise CAPInputError("min_share must be a proportion", argument="min_share", got=min_share,
                             expected="a number in (0, 1), e.g. 0.01 for 1%")
     out = gradings.select(pl.col("judge").cast(pl.Utf8), pl.col("key").cast(pl.Utf8),
                           pl.col("attempt").cast(pl.Utf8), pl.col("grade").cast(pl.Float64))

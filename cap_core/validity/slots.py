@@ -50,17 +50,17 @@ def _slot_order(slots: list[str]) -> list[str]:
 
 def _iv(grades: object, taus: object) -> None:
     if not isinstance(grades, pl.DataFrame) or "verdict_only" not in grades.columns:
-        raise CAPInputError("slot sensitivity needs validated grades", column="grades",
+        raise CAPInputError("slot sensitivity needs validated grades", argument="grades",
                             expected="output of cap_core.validity.sr.validate_grades", got=type(grades).__name__)
     if not isinstance(taus, dict) or not taus:
-        raise CAPInputError("no threshold per judge", column="taus", expected="{judge: tau}", got=taus,
+        raise CAPInputError("no threshold per judge", argument="taus", expected="{judge: tau}", got=taus,
                             fix="pass the matched-invariance operating points")
     for judge, tau in taus.items():
         if judge not in set(grades["judge"].to_list()):
-            raise CAPInputError("a threshold for a judge without grades", column="judge", got=judge,
+            raise CAPInputError("a threshold for a judge without grades", argument="judge", got=judge,
                                 expected="a judge of the grades table")
         if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not np.isfinite(tau):
-            raise CAPInputError("a threshold must be a finite number", column="tau", got=tau)
+            raise CAPInputError("a threshold must be a finite number", argument="tau", got=tau)
 
 
 def slot_sensitivity(grades: pl.DataFrame, taus: dict[str, float], *, n_resamples: int = 1000, seed: int = 0,

@@ -107,14 +107,14 @@ def test_pickle_renamed_to_csv_is_called_binary_not_empty(tmp_path):
     with pytest.raises(CAPInputError) as info:
         read_table(f, kind="items")
     msg = str(info.value)
-    assert "not text" in msg and "pickle" in msg and "items.csv" in msg
+    assert "not a text table" in msg and "pickle" in msg and "items.csv" in msg
     assert "empty" not in msg and "0 rows" not in msg
 
 
 def test_binary_without_known_signature_and_utf16(tmp_path):
     f = tmp_path / "judgments.tsv"
     f.write_bytes(bytes(range(256)) * 4)  # NUL and control bytes throughout
-    with pytest.raises(CAPInputError, match="not text: it looks like binary data"):
+    with pytest.raises(CAPInputError, match=r"not a text table \(it looks like binary data\)"):
         read_table(f, kind="judgments")
     g = tmp_path / "items.csv"
     g.write_bytes("benchmark,item_id,gold\nb,1,A\n".encode("utf-16"))
@@ -139,3 +139,20 @@ def test_cp1252_text_is_not_mistaken_for_binary(tmp_path):
     f.write_bytes(("benchmark,item_id,gold,subset\n" + "b,1,A,Zürich – “quoted” café\n" * 50).encode("cp1252"))
     frame, notices = read_table(f, kind="items")
     assert frame.height == 50 and "cp1252" in notices[0]
+
+
+def test_json_fields_given_twice_are_found_beside_nested_objects(tmp_path):
+    # records holding objects take the slower path of the check; a repeat inside a value is no column
+    f = tmp_path / "t.json"
+    f.write_text('[{"a": {"x": 1, "x": 2}, "b": "1"}, {"a": {"x": 3}, "b": "2"}]')
+    frame, _ = read_table(f)
+    assert frame["b"].to_list() == ["1", "2"]
+    f.write_text('[{"a": {"x": 1}, "b": "1"}, {"a": {"x": 3}, "b": "2", "b": "3"}]')
+    with pytest.raises(CAPInputError) as info:
+        read_table(f)
+    assert (info.value.row, info.value.column) == (2, "b")
+    # a colon or bracket inside a string is text, not structure
+    g = tmp_path / "t.jsonl"
+    g.write_text('{"q": "a: [b] {c}", "r": "\\"x: y\\""}\n{"q": "[[[[[[[[[[[[[[[[[[[[", "r": ":"}\n')
+    frame, _ = read_table(g)
+    assert frame["q"].to_list() == ["a: [b] {c}", "[[[[[[[[[[[[[[[[[[[["]

@@ -168,3 +168,35 @@ def test_profile_written_as_csv_reads_back():
     assert out["primary"].to_list() == [True, False]
     err = raised(validate_profile, prof.with_columns(pl.lit("maybe").alias("primary")))
     assert (err.row, err.column, err.got) == (1, "primary", "maybe")
+
+
+def test_validated_tables_carry_no_helper_column():
+    # the file-row bookkeeping must not leak into the tables every page reads
+    from cap_core.schema import ITEMS_SCHEMA, JUDGMENTS_SCHEMA
+
+    its = validate_items(items(), rows=[2, 4, 6])
+    assert its.columns == list(ITEMS_SCHEMA)
+    assert validate_judgments(judgments(), its).columns == list(JUDGMENTS_SCHEMA)
+    assert validate_declarations(pl.DataFrame({"benchmark": ["b"], "condition": ["C7"], "status": ["direct"]})).columns \
+        == ["benchmark", "condition", "status", "operator", "selector", "values", "reference"]
+
+
+def test_declared_variants_are_known_to_the_items_check():
+    from cap_core.schema import declared_variants
+
+    decl = pl.DataFrame({"benchmark": ["b", "b"], "condition": ["C5", "C7"], "status": ["augmented", "direct"],
+                         "selector": ["variant", "order"], "values": [["paraphrased"], ["AB", "BA"]],
+                         "reference": [["plain"], []]})
+    assert declared_variants(validate_declarations(decl)) == ("paraphrased", "plain")
+    its = items(base_item_id=["1", "1", "3"], variant=["plain", "paraphrased", None])
+    ds = Dataset.build(its, judgments(), decl)
+    assert ds.items["variant"].to_list() == ["plain", "paraphrased", "original"]
+    err = raised(Dataset.build, its, judgments())  # without the declaration the name is unknown
+    assert (err.row, err.column, err.got) == (2, "variant", "paraphrased")
+
+
+def test_zero_lengths_and_costs_are_legal():
+    its = validate_items(items(len_a=[0, None, 5], len_b=[0, 0, 0]))
+    assert its["len_a"].to_list() == [0, None, 5]
+    jd = validate_judgments(judgments(cost_usd=[0.0, None, 0.5], latency_s=[0.0, 1.0, None], tokens=[0, 10, None]))
+    assert jd["cost_usd"].to_list() == [0.0, None, 0.5]

@@ -181,7 +181,7 @@ def verify_probes(bases: pl.DataFrame, probes: pl.DataFrame, *, max_length_chang
     """
     if max_length_change is not None and (isinstance(max_length_change, bool) or not isinstance(
             max_length_change, numbers.Real) or max_length_change <= 0):
-        raise CAPInputError("max_length_change must be a positive fraction", column="max_length_change",
+        raise CAPInputError("max_length_change must be a positive fraction", argument="max_length_change",
                             got=max_length_change, expected="e.g. 0.5 for 50%")
     bases = validate_bases(bases)
     probes = validate_probes(probes, bases)

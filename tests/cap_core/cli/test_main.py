@@ -142,3 +142,69 @@ def test_too_few_resamples_and_unwritable_out(tables, tmp_path):
     res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", "/proc/nowhere")
     assert res.returncode == 2 and "cannot write the dataset directory" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Every failure a user can cause exits 2 with one line (issue 10, §4)
+# ---------------------------------------------------------------------------------------------
+
+
+def _one_line_exit_2(res: subprocess.CompletedProcess) -> str:
+    assert res.returncode == 2, res.stderr
+    assert "Traceback" not in res.stderr
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, res.stderr
+    return lines[0]
+
+
+def test_bootstrap_so_large_it_would_exhaust_memory_states_the_limit(tables, tmp_path):
+    from cap_core.config import MAX_RESAMPLES
+
+    items, judgments = tables
+    data = tmp_path / "ds"
+    main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)])
+    res = _run_cli("profile", "--data", str(data), "--bootstrap", str(10**12), "--out", str(tmp_path / "p.csv"))
+    line = _one_line_exit_2(res)
+    assert "argument `--bootstrap`" in line and f"{MAX_RESAMPLES:,}" in line
+    assert not (tmp_path / "p.csv").exists()
+
+
+@pytest.mark.parametrize("case", ["semicolons", "binary", "deep_json", "missing_file", "directory_as_items",
+                                  "unknown_option", "bad_int", "missing_required"])
+def test_user_errors_exit_2_with_one_line(tmp_path, case):
+    out = str(tmp_path / "ds")
+    if case == "semicolons":
+        f = tmp_path / "all.csv"
+        f.write_text("benchmark;item_id;gold;judge;order;verdict\nb;1;A;j;AB;A\n")
+        args, expect = ("import", "table", str(f), "--out", out), "';'"
+    elif case == "binary":
+        f = tmp_path / "all.csv"
+        f.write_bytes(bytes(range(256)) * 8)
+        args, expect = ("import", "table", str(f), "--out", out), "not a text table"
+    elif case == "deep_json":
+        f = tmp_path / "all.json"
+        f.write_text("[" * 50_000 + "]" * 50_000)
+        args, expect = ("import", "table", str(f), "--out", out), "nested"
+    elif case == "missing_file":
+        args, expect = ("import", "table", str(tmp_path / "nope.csv"), "--out", out), "not found"
+    elif case == "directory_as_items":
+        (tmp_path / "dir.csv").mkdir()
+        args, expect = ("import", "table", str(tmp_path / "dir.csv"), "--out", out), "dir.csv"
+    elif case == "unknown_option":
+        args, expect = ("profile", "--data", out, "--out", "p.csv", "--bootstraps", "9"), "--bootstraps"
+    elif case == "bad_int":
+        args, expect = ("profile", "--data", out, "--out", "p.csv", "--bootstrap", "1e9"), "--bootstrap"
+    else:
+        args, expect = ("profile", "--out", "p.csv"), "--data"
+    line = _one_line_exit_2(_run_cli(*args))
+    assert line.startswith("error: ") and expect in line
+
+
+def test_an_output_path_the_system_refuses_exits_2(tmp_path):
+    # --out inside a regular file: the judging run's folder cannot be made (an OSError, not a CAPInputError)
+    blocker = tmp_path / "file.csv"
+    blocker.write_text("x\n")
+    res = _run_cli("judge", "--items", "testbed", "--model", "local/longer", "--cache", str(tmp_path / "cache"),
+                   "--out", str(blocker / "run"), "--limit", "1")
+    line = _one_line_exit_2(res)
+    assert str(blocker / "run") in line and "Not a directory" in line
