@@ -133,7 +133,7 @@ def _gain_at_tau_0(cheap: str, fallback: str) -> tuple[float, str]:
     single judge (of the cheap one and the fallback, on their shared items) is cheap − best, in points."""
     c, f = _accuracy_by_hand(cheap), _accuracy_by_hand(fallback)
     shared = sorted(set(c) & set(f))
-    acc = {cheap: 100 * sum(c[i] for i in shared) / len(shared), fallback: 100 * sum(f[i] for i in shared) / len(shared)}
+    acc = {j: 100 * sum(per[i] for i in shared) / len(shared) for j, per in ((cheap, c), (fallback, f))}
     best = max(acc, key=acc.get)
     return acc[cheap] - acc[best], best
 
