@@ -44,7 +44,7 @@ def _valid(value: Any, options: Sequence[Any], default: Any) -> Any:
     return default if default in options else (options[0] if len(options) else None)
 
 
-def kept(key: str, default: Any = None, *, options: Sequence[Any] | None = None) -> str:
+def kept(key: str, default: Any = None, *, options: Sequence[Any] | None = None, follows: Any = None) -> str:
     """Give widget ``key`` its last value (or ``default``) and return ``key``.
 
     Call it in the widget's ``key=`` argument, e.g.
@@ -60,6 +60,9 @@ def kept(key: str, default: Any = None, *, options: Sequence[Any] | None = None)
     options : sequence, optional
         The widget's current options: a value (or, for a multiselect, every chosen value)
         that is no longer an option is replaced by ``default`` (or the first option).
+    follows : hashable, optional
+        What ``default`` is derived from (e.g. a matched threshold's floor): when it changes,
+        the widget returns to the new ``default``; while it stays, the user's value is kept.
 
     Returns
     -------
@@ -67,6 +70,12 @@ def kept(key: str, default: Any = None, *, options: Sequence[Any] | None = None)
         ``key``, unchanged.
     """
     ss, store = st.session_state, _store()
+    tokens = st.session_state.setdefault(STORE + "_follows", {})
+    if follows is not None and tokens.get(key, follows) != follows:
+        ss.pop(key, None)
+        store.pop(key, None)
+    if follows is not None:
+        tokens[key] = follows
     value = ss[key] if key in ss else store.get(key, default)
     if options is not None:
         value = _valid(value, options, default)
