@@ -15,7 +15,8 @@ Widgets drawn through :func:`kept` must not also pass ``value=`` / ``index=`` /
 ``default=``: the default is given to :func:`kept` instead (one source for the value).
 
 File uploaders cannot be given a value; :func:`kept_upload` keeps the last uploaded file
-(name and bytes) instead and hands it back after a return to the page.
+(name and bytes) instead and hands it back after a return to the page. A data editor's
+result is kept with :func:`remember` and given back as its data with :func:`remembered`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-__all__ = ["STORE", "kept", "kept_upload", "forget"]
+__all__ = ["STORE", "kept", "kept_upload", "remembered", "remember"]
 
 #: session_state key of the dict that holds the copies (widget key -> value).
 STORE = "_kept"
@@ -117,7 +118,11 @@ def kept_upload(where: Any, label: str, *, key: str, **kwargs: Any) -> tuple[str
     return store.get(key)
 
 
-def forget(key: str) -> None:
-    """Drop the kept value of ``key`` (the widget then starts from its default)."""
-    _store().pop(key, None)
-    st.session_state.pop(key, None)
+def remembered(key: str, default: Any = None) -> Any:
+    """A page value that is not a widget's (e.g. the result of a data editor), or ``default``."""
+    return _store().get(key, default)
+
+
+def remember(key: str, value: Any) -> None:
+    """Keep ``value`` under ``key`` for :func:`remembered` (survives leaving the page)."""
+    _store()[key] = value

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -17,6 +18,9 @@ import streamlit as st
 
 from cap_core import config
 from cap_core.dataset import Dataset, load_dataset
+
+if TYPE_CHECKING:
+    from ui.sidebar import Selection
 
 DEFAULT_DATA = config.default_data_dir()
 N_RESAMPLES = config.N_RESAMPLES
@@ -93,3 +97,27 @@ def weighted(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_
     from cap_core.profile.weights import weighted_scores
 
     return weighted_scores(_rows, _reps, dict(weights), seed=SEED)
+
+
+@st.cache_data(max_entries=8, show_spinner="Assembling profiles…")
+def combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool) -> pl.DataFrame:
+    """Computed profiles of every benchmark of the dataset (reusing :func:`profile`), plus the
+    published CAP tables when ``include_published``."""
+    from cap_core.profile.combine import combine_profiles
+
+    computed = [profile(fingerprint, _ds, b)[0] for b in (_ds.benchmarks if _ds is not None else [])]
+    return combine_profiles(computed, published_profiles() if include_published else None)
+
+
+def analysis_profile(sel: Selection) -> pl.DataFrame:
+    """The profile the Stress, Consistency and Compare judges pages analyse (see
+    :func:`combined_profiles`). Raises CAPInputError when there is nothing to analyse."""
+    return combined_profiles(sel.fingerprint, sel.ds, sel.include_published)
+
+
+@st.cache_data(max_entries=8)
+def profile_views(fingerprint: str, include_published: bool, _prof: pl.DataFrame) -> list[str]:
+    """Every ``benchmark:subset`` view of the combined profile ``_prof`` (of these two keys)."""
+    from cap_core.profile.selection import list_views
+
+    return list_views(_prof)
