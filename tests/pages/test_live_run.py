@@ -64,3 +64,21 @@ def test_evaluator_among_judges_is_an_error_not_a_traceback(tmp_path, monkeypatc
     at.text_input(key="lr_eval_other").set_value("local/first").run()
     assert not at.exception
     assert "evaluator is one of the judges" in at.error[0].value
+
+
+def test_run_settings_survive_leaving_the_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path)
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/live_run.py").run()
+    at.number_input(key="lr_limit").set_value(2).run()
+    at.multiselect(key="lr_orders").set_value(["AB"]).run()
+    at.multiselect(key="lr_judges").set_value(["local/first"]).run()
+    at.selectbox(key="lr_eval").set_value("(none)").run()
+    # 2 base items x 3 variants x 1 order x 1 judge = 6 calls
+    assert "6 judging calls on 6 items" in _markdown(at)
+    at.switch_page("pages/profiles.py").run()
+    at.switch_page("pages/live_run.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="lr_limit").value == 2 and at.multiselect(key="lr_orders").value == ["AB"]
+    assert at.multiselect(key="lr_judges").value == ["local/first"] and at.selectbox(key="lr_eval").value == "(none)"
+    assert "6 judging calls on 6 items" in _markdown(at)
