@@ -176,3 +176,21 @@ def test_tau_fallbacks_and_cheap_judge_survive_leaving_the_page():
         assert at.selectbox(key="cas_cheap").value == QWEN
         assert at.multiselect(key="cas_fb").value == ["o1-mini (arena_hard)", GEMMA_2B]
         assert [m.value for m in at.metric] == before
+
+
+def test_an_edited_price_table_reaches_the_page(tmp_path, monkeypatch):
+    import cap_core.cascades.cost as cost
+    import ui.cache.cascades as cc
+
+    at = _open()
+    before = float(at.metric[2].value.lstrip("$"))
+    # every cost is tokens x a list price: doubling both price columns doubles the $ per 1,000 verdicts
+    table = pl.read_csv(cost.PRICE_TABLE, infer_schema_length=0).with_columns(
+        (pl.col(c).cast(pl.Float64) * 2).cast(pl.String) for c in ("input_usd_per_1m", "output_usd_per_1m"))
+    edited = tmp_path / "price_table.csv"
+    table.write_csv(edited)
+    monkeypatch.setattr(cost, "PRICE_TABLE", edited)
+    monkeypatch.setattr(cc, "PRICE_TABLE", edited, raising=False)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert float(at.metric[2].value.lstrip("$")) == pytest.approx(2 * before, abs=0.011)

@@ -30,10 +30,14 @@ Stamp = tuple[tuple[str, int, int], ...]
 
 
 @st.cache_resource(max_entries=1)
-def pandalm_dataset() -> tuple[Dataset, str]:
-    """The PandaLM dataset shipped in data/pandalm and its fingerprint."""
+def _pandalm_dataset(stamp: Stamp) -> tuple[Dataset, str]:
     ds = load_dataset(PANDALM)
     return ds, ds.fingerprint()
+
+
+def pandalm_dataset() -> tuple[Dataset, str]:
+    """The PandaLM dataset shipped in data/pandalm and its fingerprint (keyed by its files' stamps)."""
+    return _pandalm_dataset(path_stamp(PANDALM))
 
 
 def data_for(source: str, sel: Selection) -> tuple[Dataset | None, str, str | None]:

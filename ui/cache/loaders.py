@@ -1,7 +1,8 @@
 """Cached calls into :mod:`cap_core`.
 
 Every cached function takes plain, hashable arguments; a :class:`Dataset` is passed
-as ``_ds`` (not hashed) next to its ``fingerprint``, which is the cache key. Caches are
+as ``_ds`` (not hashed) next to its ``fingerprint``, which is the cache key. Data read
+from disk is keyed by its files' stamps (:func:`ui.cache.keys.path_stamp`). Caches are
 bounded by ``max_entries``. Weighting is cheap and depends only on the cached profile,
 so moving a weight slider never recomputes a profile.
 """
@@ -18,6 +19,7 @@ import streamlit as st
 
 from cap_core import config
 from cap_core.dataset import Dataset, load_dataset
+from ui.cache.keys import path_stamp
 
 if TYPE_CHECKING:
     from ui.sidebar import Selection
@@ -28,10 +30,15 @@ SEED = config.SEED
 
 
 @st.cache_resource(max_entries=1, show_spinner="Loading the embedded default data…")
-def default_dataset() -> tuple[Dataset, str]:
-    """The embedded default dataset and its fingerprint (never mutated)."""
+def _default_dataset(stamp: tuple) -> tuple[Dataset, str]:
     ds = load_dataset(DEFAULT_DATA)
     return ds, ds.fingerprint()
+
+
+def default_dataset() -> tuple[Dataset, str]:
+    """The embedded default dataset and its fingerprint (never mutated), keyed by the stamps of
+    its files: a rebuild of data/default (``make data``) is read without a restart."""
+    return _default_dataset(path_stamp(DEFAULT_DATA))
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the upload…")
