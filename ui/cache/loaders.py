@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -20,9 +20,6 @@ import streamlit as st
 from cap_core import config
 from cap_core.dataset import Dataset, load_dataset
 from ui.cache.keys import path_stamp
-
-if TYPE_CHECKING:
-    from ui.sidebar import Selection
 
 DEFAULT_DATA = config.default_data_dir()
 N_RESAMPLES = config.N_RESAMPLES
@@ -116,7 +113,15 @@ def combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: 
     return combine_profiles(computed, published_profiles() if include_published else None)
 
 
-def analysis_profile(sel: Selection) -> pl.DataFrame:
+class Chosen(Protocol):
+    """What :func:`analysis_profile` reads of a :class:`ui.sidebar.Selection`."""
+
+    fingerprint: str
+    ds: Dataset | None
+    include_published: bool
+
+
+def analysis_profile(sel: Chosen) -> pl.DataFrame:
     """The profile the Stress, Consistency and Compare judges pages analyse (see
     :func:`combined_profiles`). Raises CAPInputError when there is nothing to analyse."""
     return combined_profiles(sel.fingerprint, sel.ds, sel.include_published)
