@@ -1,4 +1,5 @@
-"""Browser smoke test: a fresh server, Debian's chromium, our navigation only, quick clicks.
+"""Browser smoke test: a fresh server, Debian's chromium, our navigation only, quick clicks, a
+setting kept across pages and a download that leaves the page alone.
 
 Playwright waits on real page states only (the router's links, streamlit's
 ``data-test-script-state`` on the app root, headings, charts), never on fixed sleeps. A
@@ -140,11 +141,20 @@ def test_fresh_server_first_click_and_a_second_session(server, browser, shots):
 def test_pages_draw_and_a_download_keeps_the_page(server, browser, shots):
     page = _open(browser, server + "/")
     expect(page.locator(LINKS)).to_have_count(len(NAV), timeout=SLOW)
-    for title, name in (("Cascades", "cascades"), ("Frontiers", "frontiers"), ("Stress", "stress")):
+    _go(page, "Cascades")
+    tau = page.locator(".st-key-cas_tau input[type=range]")
+    expect(tau).to_have_value("0.5", timeout=SLOW)
+    tau.focus()
+    for _ in range(3):  # 0.50 -> 0.53, one rerun per key press
+        page.keyboard.press("ArrowRight")
+    expect(tau).to_have_value("0.53", timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    for title, name in (("Frontiers", "frontiers"), ("Stress", "stress"), ("Cascades", "cascades")):
         _go(page, title)
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=SLOW)
         _clean(page)
         page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    expect(tau).to_have_value("0.53")  # kept while the user was on other pages
     _go(page, "Export")
     with page.expect_download(timeout=SLOW) as dl:
         page.get_by_role("button", name="Download CSV").first.click()
