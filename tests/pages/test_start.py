@@ -7,7 +7,6 @@ import ast
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
