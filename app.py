@@ -1,18 +1,26 @@
 """CAP Studio — choose an LLM judge with Conditional Accuracy Profiles.
 
-Router only: page config, the list of pages, the shared sidebar. Run with
-``streamlit run app.py --server.address 127.0.0.1``.
+Router only: page config, the list of pages, our page links and the shared sidebar. Run
+with ``streamlit run app.py --server.address 127.0.0.1``.
+
+Why streamlit's own navigation is hidden (``client.showSidebarNavigation = false`` in
+.streamlit/config.toml) and why ``st.navigation`` is the first call: streamlit 1.67 sets
+``PagesManager.uses_pages_directory`` when the first session of a process starts and a
+``pages/`` folder lies beside this script. Until some run calls ``st.navigation``, every
+run goes through its legacy multipage path (``_mpa_v1`` in
+streamlit/runtime/scriptrunner/script_runner.py): it lists the file stems of ``pages/``
+(app, cascades, … stress) as the navigation, and a click on one of them runs that page
+script alone, without this router and its sidebar. Hiding that navigation leaves nothing
+to click until this router has drawn its own links, and calling ``st.navigation`` before
+any heavy import ends the legacy path at once.
 """
 
 import streamlit as st
 
-from ui import sidebar
-
 st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
 
-# URL paths differ from the file stems on purpose. While a pages/ folder exists,
-# streamlit's first run in a process uses legacy auto-discovery; a URL equal to a
-# file stem would then run that page alone, without this router and its sidebar.
+# URL paths differ from the file stems on purpose: in the legacy path above, a URL equal to
+# a file stem would run that page alone, without this router and its sidebar.
 PAGES = {
     "Judges": [
         st.Page("pages/overview.py", title="Overview", url_path="home", default=True),
@@ -35,6 +43,10 @@ PAGES = {
     ],
 }
 
-page = st.navigation(PAGES)
+page = st.navigation(PAGES, position="hidden")
+
+from ui import nav, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
+
+nav.render(PAGES)
 sidebar.render()
 page.run()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import polars as pl
+
+from components.plotting import go
 
 __all__ = ["audit_bars_figure", "audit_display_table", "length_drilldown", "published_vs_computed"]
 

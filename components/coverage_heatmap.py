@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import polars as pl
 
 from cap_core.schema import CONDITION_IDS, CONDITIONS, STATUSES
+from components.plotting import go
 
 __all__ = ["STATUS_COLOURS", "STATUS_ABBREV", "coverage_heatmap"]
 

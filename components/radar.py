@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import polars as pl
 
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
 from components.labels import short_labels
+from components.plotting import go
 
 __all__ = ["radar_figure", "radar_rows", "AXIS_ORDER", "RADAR_SCALE", "MARKER_SYMBOLS"]
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import polars as pl
 
 from components.labels import short_labels
+from components.plotting import go
 
 __all__ = ["score_bars_figure"]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
-import plotly.graph_objects as go
 import polars as pl
+
+from components.plotting import go
 
 __all__ = ["axis_bars_figure", "BAR_MEASURES"]
 

@@ -6,8 +6,9 @@ y = sensitivity R (Validity Fig. 3 / Fig. 5).
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import polars as pl
+
+from components.plotting import go
 
 __all__ = ["frontier_figure", "QUADRANT_COLOURS"]
 

@@ -3,26 +3,24 @@
 import polars as pl
 import streamlit as st
 
-from cap_core.analyses.consistency import (
-    c8_conditional_unconditional,
-    strict_vs_consistency,
-)
-from cap_core.analyses.rank_stability import redundancy_summary
 from cap_core.errors import CAPInputError
-from cap_core.profile.selection import list_views
 from cap_core.schema import CONDITION_IDS
 from components.spearman_matrix import spearman_matrix
-from ui.cache import analyses as ac
+from ui.cache import consistency as cc
 from ui.sidebar import get_selection
+from ui.state import kept
 
 sel = get_selection()
 st.title("Consistency")
 try:
-    prof = ac.analysis_profile(sel)
+    prof = cc.analysis_profile(sel)
 except CAPInputError as err:
     st.info(str(err))
     st.stop()
-views = list_views(prof)
+views = cc.profile_views(sel.fingerprint, sel.include_published, prof)
+if not views:
+    st.info("No benchmark to rank judges on: load a dataset or include the published CAP judges.")
+    st.stop()
 st.caption(
     "Spearman ρ of judge orderings over the judges present on both sides; * marks p < 0.05, two-sided: the "
     "exact permutation p over every pairing when at most 9 judges are shared (the t-approximation is far off "
@@ -32,9 +30,10 @@ st.caption(
 )
 
 st.subheader("Across benchmarks (one condition)")
-cond = st.selectbox("Condition", list(CONDITION_IDS) + ["overall"], index=6, key="cs_condition")
+conditions = list(CONDITION_IDS) + ["overall"]
+cond = st.selectbox("Condition", conditions, key=kept("cs_condition", conditions[6], options=conditions))
 try:
-    pairs = ac.spearman_benchmarks(sel.fingerprint, sel.include_published, cond, prof)
+    pairs = cc.spearman_benchmarks(sel.fingerprint, sel.include_published, cond, prof)
 except CAPInputError as err:
     st.warning(f"No cross-benchmark ranking for {cond}: {err}")
 else:
@@ -46,17 +45,15 @@ else:
         st.dataframe(pairs, hide_index=True, key="cs_bench_table")
 
 st.subheader("Across conditions (one benchmark)")
-if st.session_state.get("cs_view") not in views:
-    st.session_state["cs_view"] = "judgereva:full" if "judgereva:full" in views else views[0]
-view = st.selectbox("Benchmark", views, key="cs_view")
+view_default = "judgereva:full" if "judgereva:full" in views else views[0]
+view = st.selectbox("Benchmark", views, key=kept("cs_view", view_default, options=views))
 try:
-    cpairs = ac.spearman_conditions(sel.fingerprint, sel.include_published, view, prof)
+    cpairs, s = cc.spearman_conditions(sel.fingerprint, sel.include_published, view, prof)
 except CAPInputError as err:
     st.warning(f"No cross-condition ranking on {view}: {err}")
 else:
     st.plotly_chart(spearman_matrix(cpairs, "condition_a", "condition_b", f"{view}: ρ between conditions"),
                     key="cs_cond_fig")
-    s = redundancy_summary(cpairs)
     mean = "n/a" if s["mean_abs_rho"] is None else f"{s['mean_abs_rho']:.2f}"
     st.caption(f"Mean |ρ| {mean} over {s['n_pairs']} pair(s); {s['n_negative']} negative; {s['n_na']} n/a.")
 
@@ -65,7 +62,7 @@ st.caption(
     "Strict: correct under both presentations. Pure consistency: the same verdict under both, correctness "
     "ignored. Stable-but-wrong = consistency − strict (points; CAP App. H)."
 )
-svc = strict_vs_consistency(prof)
+svc, c8 = cc.strict_and_c8(sel.fingerprint, sel.include_published, prof)
 if svc.height:
     st.dataframe(svc, hide_index=True, key="cs_strict_table")
 else:
@@ -76,7 +73,6 @@ st.caption(
     "Conditional C8 = supported rationales among correct verdicts; unconditional = overall accuracy × C8 "
     "(CAP §4.1), the share of all items judged correctly with a supporting rationale."
 )
-c8 = c8_conditional_unconditional(prof)
 if c8.height:
     st.dataframe(c8, hide_index=True, key="cs_c8_table")
 else:

@@ -5,6 +5,7 @@ import streamlit as st
 from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes, to_json_bytes
 from ui.cache.profiles import profiles_view
+from ui.display import download
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -27,8 +28,8 @@ stem = f"cap_profiles_{sel.benchmark}"
 st.subheader("Profile table")
 st.dataframe(view.table, hide_index=True, key="exp_table")
 c1, c2 = st.columns(2)
-c1.download_button("Download CSV", to_csv_bytes(view.table), f"{stem}.csv", "text/csv", key="exp_csv")
-c2.download_button("Download JSON", to_json_bytes(view.table), f"{stem}.json", "application/json", key="exp_json")
+download(c1, "Download CSV", to_csv_bytes(view.table), f"{stem}.csv", "text/csv", key="exp_csv")
+download(c2, "Download JSON", to_json_bytes(view.table), f"{stem}.json", "application/json", key="exp_json")
 
 st.subheader("Weighted scores")
 if view.weights_problem:
@@ -36,7 +37,6 @@ if view.weights_problem:
     st.stop()
 st.dataframe(view.score_table, hide_index=True, key="exp_scores")
 c3, c4 = st.columns(2)
-c3.download_button("Download CSV", to_csv_bytes(view.score_table), f"{stem}_scores.csv", "text/csv", key="exp_scores_csv")
-c4.download_button(
-    "Download JSON", to_json_bytes(view.score_table), f"{stem}_scores.json", "application/json", key="exp_scores_json"
-)
+download(c3, "Download CSV", to_csv_bytes(view.score_table), f"{stem}_scores.csv", "text/csv", key="exp_scores_csv")
+download(c4, "Download JSON", to_json_bytes(view.score_table), f"{stem}_scores.json", "application/json",
+         key="exp_scores_json")

@@ -3,11 +3,11 @@
 import streamlit as st
 
 from cap_core.errors import CAPInputError
-from cap_core.profile.selection import list_views
 from components.stress_heatmap import stress_heatmap, stress_mean_bars
-from ui.cache import analyses as ac
+from ui.cache import stress as sc
 from ui.display import round_points
 from ui.sidebar import get_selection
+from ui.state import kept
 
 sel = get_selection()
 st.title("Stress")
@@ -18,27 +18,24 @@ st.caption(
     "(with per-item data, `python -m cap_core stress --data DIR` bootstraps δ)."
 )
 try:
-    prof = ac.analysis_profile(sel)
+    prof = sc.analysis_profile(sel)
 except CAPInputError as err:
     st.info(str(err))
     st.stop()
-views = list_views(prof)
+views = sc.profile_views(sel.fingerprint, sel.include_published, prof)
 if len(views) < 2:
     st.info("Stress needs two benchmarks: load more data or include the published CAP judges.")
     st.stop()
 
-ss = st.session_state
-if ss.get("st_base") not in views:
-    ss["st_base"] = "judgebench:all" if "judgebench:all" in views else views[0]
 c1, c2 = st.columns(2)
-base = c1.selectbox("Base benchmark", views, key="st_base")
+base_default = "judgebench:all" if "judgebench:all" in views else views[0]
+base = c1.selectbox("Base benchmark", views, key=kept("st_base", base_default, options=views))
 rest = [v for v in views if v != base]
-if ss.get("st_stressed") not in rest:
-    ss["st_stressed"] = "judgebench_pro:all" if "judgebench_pro:all" in rest else rest[0]
-stressed = c2.selectbox("Stressed benchmark", rest, key="st_stressed")
+stressed_default = "judgebench_pro:all" if "judgebench_pro:all" in rest else rest[0]
+stressed = c2.selectbox("Stressed benchmark", rest, key=kept("st_stressed", stressed_default, options=rest))
 
 try:
-    deltas, per_judge, per_cond = ac.stress(sel.fingerprint, sel.include_published, base, stressed, prof)
+    deltas, per_judge, per_cond = sc.stress(sel.fingerprint, sel.include_published, base, stressed, prof)
 except CAPInputError as err:
     st.warning(f"No stress comparison for {base} → {stressed}: {err}")
     st.stop()

@@ -1,4 +1,12 @@
-"""Browser smoke test: the real server, Debian's chromium, the Profiles page draws a polar chart."""
+"""Browser smoke test: a fresh server, Debian's chromium, our navigation only, quick clicks, a
+setting kept across pages and a download that leaves the page alone.
+
+Playwright waits on real page states only (the router's links, streamlit's
+``data-test-script-state`` on the app root, headings, charts), never on fixed sleeps. A
+MutationObserver installed before the first byte records whether streamlit's own page list
+(``stSidebarNav``, the legacy list of file stems) ever appears. Screenshots land in the test's
+tmp folder (``CAP_SCREENSHOTS`` names another folder) for a person to look at.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.pages.app_pages import pages_in_app
 
@@ -20,6 +28,17 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 NAV = [title for _, title in pages_in_app()]
+LINKS = '.st-key-cap_nav [data-testid="stPageLink-NavLink"]'
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+SLOW = 180_000  # ms: a loaded machine with a cold cache
+
+WATCH_LEGACY_NAV = """
+window.__legacyNav = [];
+new MutationObserver(() => {
+  const nav = document.querySelector('[data-testid="stSidebarNav"]');
+  if (nav && nav.innerText.trim()) window.__legacyNav.push(nav.innerText.trim());
+}).observe(document, {childList: true, subtree: true});
+"""
 
 
 def _free_port() -> int:
@@ -30,6 +49,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
+    """A fresh ``streamlit run app.py`` process (the first test below is its first visitor)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true",
@@ -39,7 +59,7 @@ def server():
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180
-        while True:
+        while True:  # poll the health endpoint until the server answers (no page exists before that)
             try:
                 with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
                     if r.status == 200:
@@ -49,7 +69,7 @@ def server():
             if proc.poll() is not None or time.monotonic() > deadline:
                 out = proc.stdout.read().decode(errors="replace") if proc.poll() is not None else ""
                 pytest.fail(f"streamlit did not start on {url}: {out[-2000:]}")
-            time.sleep(0.5)
+            time.sleep(0.2)
         yield url
     finally:
         proc.terminate()
@@ -60,24 +80,86 @@ def server():
             proc.wait()
 
 
-def test_profiles_page_shows_a_polar_chart(server):
+@pytest.fixture(scope="module")
+def browser():
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(server + "/", wait_until="domcontentloaded")
-            links = page.locator('[data-testid="stSidebarNav"] a')
-            expect(links).to_have_count(len(NAV), timeout=180000)
-            assert [t.strip() for t in links.all_inner_texts()] == NAV
-            links.filter(has_text="Profiles").first.click()
-            expect(page.get_by_role("heading", name="Profiles").first).to_be_visible(timeout=180000)
-            assert page.url.endswith("/judge-profiles")
-            chart = page.locator(".js-plotly-plot").first
-            expect(chart).to_be_visible(timeout=180000)
-            polar = page.locator(".js-plotly-plot .polarlayer .trace.scatter")
-            expect(polar.first).to_be_visible(timeout=60000)
-            assert polar.count() >= 1
-            assert page.get_by_text("Page not found").count() == 0
-            assert page.locator('[data-testid="stException"]').count() == 0
+            yield b
         finally:
-            browser.close()
+            b.close()
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    folder = Path(os.environ.get("CAP_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _open(browser, url: str) -> Page:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script(WATCH_LEGACY_NAV)
+    page.goto(url, wait_until="commit")
+    return page
+
+
+def _clean(page: Page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.evaluate("window.__legacyNav") == []  # streamlit's own page list never showed
+
+
+def _go(page: Page, title: str) -> None:
+    page.locator(LINKS).filter(has_text=title).first.click()
+    expect(page.get_by_role("heading", name=title).first).to_be_visible(timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+
+
+def test_fresh_server_first_click_and_a_second_session(server, browser, shots):
+    page = _open(browser, server + "/")
+    other = _open(browser, server + "/")  # a second session starts on Overview (st.dataframe imports pandas)
+    links = page.locator(LINKS)
+    expect(links).to_have_count(len(NAV), timeout=SLOW)  # the router's links: drawn by its first run
+    assert [t.strip() for t in links.all_inner_texts()] == NAV
+    links.filter(has_text="Profiles").first.click()  # at once, while the other session may still be loading
+    expect(page.get_by_role("heading", name="Profiles").first).to_be_visible(timeout=SLOW)
+    assert page.url.endswith("/judge-profiles")
+    polar = page.locator(".js-plotly-plot .polarlayer .trace.scatter")
+    expect(polar.first).to_be_visible(timeout=SLOW)
+    expect(page.locator('[data-testid="stSidebar"]').get_by_text("Dataset")).to_be_visible()  # router sidebar
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    _clean(page)
+    page.screenshot(path=str(shots / "profiles.png"), full_page=True)
+    expect(other.get_by_role("heading", name="CAP Studio").first).to_be_visible(timeout=SLOW)
+    expect(other.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    _clean(other)
+    other.close()
+    page.close()
+
+
+def test_pages_draw_and_a_download_keeps_the_page(server, browser, shots):
+    page = _open(browser, server + "/")
+    expect(page.locator(LINKS)).to_have_count(len(NAV), timeout=SLOW)
+    _go(page, "Cascades")
+    tau = page.locator(".st-key-cas_tau input[type=range]")
+    expect(tau).to_have_value("0.5", timeout=SLOW)
+    tau.focus()
+    for _ in range(3):  # 0.50 -> 0.53, one rerun per key press
+        page.keyboard.press("ArrowRight")
+    expect(tau).to_have_value("0.53", timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    for title, name in (("Frontiers", "frontiers"), ("Stress", "stress"), ("Cascades", "cascades")):
+        _go(page, title)
+        expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=SLOW)
+        _clean(page)
+        page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    expect(tau).to_have_value("0.53")  # kept while the user was on other pages
+    _go(page, "Export")
+    with page.expect_download(timeout=SLOW) as dl:
+        page.get_by_role("button", name="Download CSV").first.click()
+    assert dl.value.suggested_filename.endswith(".csv")
+    expect(page.get_by_role("heading", name="Export").first).to_be_visible()
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    _clean(page)
+    page.close()

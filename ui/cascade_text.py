@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["versus", "current_caption"]
+__all__ = ["versus", "current_caption", "money"]
 
 
 def versus(gain: float, judge: str, *, digits: int = 1) -> str:
@@ -32,3 +32,11 @@ def current_caption(tau: float, n: int, g: dict, fallback: str, orc: dict, cf_me
         f"{orc['fallback']}: {orc['accuracy']:.1f}% (optimistic: chosen and scored on the same items). "
         f"Cross-fitted (chosen on one half, scored on the other, {n_halves} halves): gain over the best single "
         f"judge {cf_mean:+.2f} ± {cf_sd:.2f} points.")
+
+
+def money(usd: float | None) -> str:
+    """Dollars per 1,000 verdicts as shown in the metric: ``"$1.23"``, ``"$0.0042"`` below a dollar,
+    ``"n/a"`` without a price."""
+    if usd is None:
+        return "n/a"
+    return f"${usd:.2f}" if usd >= 1 else f"${usd:.4f}"

@@ -15,6 +15,8 @@ from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes
 from cap_core.validity.annotation import DEFAULT_MIN_AGREEMENT
 from components.slot_bars import slot_bars_figure
+from ui.display import download
+from ui.state import kept, kept_upload
 
 N_RESAMPLES = 1000
 
@@ -36,24 +38,31 @@ def published_slots() -> pl.DataFrame:
 
 
 @st.cache_data(max_entries=8)
-def annotated(name: str, data: bytes, min_agreement: float, _probes: pl.DataFrame, probes_key: str
-              ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """(kept probes, per-slot report, per-probe status) for an uploaded annotation file."""
+def annotated(name: str, data: bytes, min_agreement: float, min_s: float, grades_key: str, _grades: pl.DataFrame
+              ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """(kept probes, per-slot report, per-probe status, matched-invariance points on the kept probes)
+    for an uploaded annotation file; the points are None when the kept probes hold no control."""
     from cap_core.io import read_table
     from cap_core.validity.annotation import apply_annotations
+    from cap_core.validity.frontier import operating_point, sweep
 
+    probes = _grades.select("probe_id", "class", "axis", "slot").unique("probe_id", maintain_order=True)
     ann, _ = read_table(name, kind="annotations", data=data)
     try:
-        kept, report = apply_annotations(_probes, ann, min_agreement=min_agreement)
+        kept_probes, report = apply_annotations(probes, ann, min_agreement=min_agreement)
     except CAPInputError as err:
         raise err.with_file(name) from None
     excluded = report.filter(pl.col("excluded"))["slot"].to_list()
     labelled = ann["probe_id"].cast(pl.Utf8).unique().to_list()
-    status = _probes.filter(pl.col("probe_id").is_in(labelled)).with_columns(
-        status=pl.when(pl.col("probe_id").is_in(kept["probe_id"].to_list())).then(pl.lit("kept"))
+    status = probes.filter(pl.col("probe_id").is_in(labelled)).with_columns(
+        status=pl.when(pl.col("probe_id").is_in(kept_probes["probe_id"].to_list())).then(pl.lit("kept"))
         .when(pl.col("slot").is_in(excluded)).then(pl.lit("dropped: slot excluded"))
         .otherwise(pl.lit("dropped: majority label not the intended direction")))
-    return kept, report, status
+    sub = _grades.filter(pl.col("probe_id").is_in(kept_probes["probe_id"].to_list()))
+    ops = None
+    if sub.height and (sub["class"] == "T_I").any():
+        ops = operating_point(sweep(sub), min_s).select("judge", "tau", "S", "R", "R_scope", "R_strength")
+    return kept_probes, report, status, ops
 
 
 def slot_section(key: str, grades: pl.DataFrame, ops: pl.DataFrame) -> None:
@@ -64,14 +73,13 @@ def slot_section(key: str, grades: pl.DataFrame, ops: pl.DataFrame) -> None:
         return
     table = slot_table(key, tuple(zip(ops["judge"].to_list(), ops["tau"].to_list())), grades)
     pub = published_slots()
-    show = st.toggle("Show the published per-intervention R (Validity Table 6)", value=True, key="fr_slot_pub")
+    show = st.toggle("Show the published per-intervention R (Validity Table 6)", key=kept("fr_slot_pub", True))
     st.plotly_chart(slot_bars_figure(table, pub if show else None), key="fr_slot_bars")
     st.caption("R of each construct edit type and flip rate of each control (hatched), at each judge's matched τ; "
                "base items weigh equally within a slot; whiskers: 95% bootstrap over base items. The mean row "
                "averages the judges, as Table 6 does over its 7 judges.")
     st.dataframe(table, hide_index=True, key="fr_slots")
-    st.download_button("Download sensitivity per slot (CSV)", to_csv_bytes(table), "slot_sensitivity.csv",
-                       key="fr_dl_slots")
+    download(st, "Download sensitivity per slot (CSV)", to_csv_bytes(table), "slot_sensitivity.csv", key="fr_dl_slots")
     st.caption("Published: Validity Table 6 (R, mean over 7 judges) with Table 4 (human direction, agreement, "
                "flip rate; printed for the scope slots only).")
     st.dataframe(pub, hide_index=True, key="fr_slots_published")
@@ -81,16 +89,15 @@ def annotation_section(key: str, grades: pl.DataFrame, min_s: float) -> None:
     """Upload per-probe annotator labels; show kept / dropped probes and excluded slots."""
     st.subheader("Human direction annotation")
     bar = st.slider("Slot agreement bar (mean pairwise agreement; slots below it are excluded)", 0.0, 1.0,
-                    DEFAULT_MIN_AGREEMENT, 0.01, key="fr_min_agree")
-    up = st.file_uploader("Annotation table: probe_id, annotator, label (changed / unchanged), one row per "
-                          "annotator and probe", type=["csv", "tsv", "jsonl", "json", "parquet"], key="fr_ann_upload")
+                    step=0.01, key=kept("fr_min_agree", DEFAULT_MIN_AGREEMENT))
+    up = kept_upload(st, "Annotation table: probe_id, annotator, label (changed / unchanged), one row per "
+                     "annotator and probe", key="fr_ann_upload", type=["csv", "tsv", "jsonl", "json", "parquet"])
     if up is None:
         st.caption("A probe is kept when most of its annotators give the intended label (changed for construct "
                    "edits, unchanged for controls); a slot whose agreement is below the bar is excluded whole.")
         return
-    probes = grades.select("probe_id", "class", "axis", "slot").unique("probe_id", maintain_order=True)
     try:
-        kept, report, status = annotated(up.name, up.getvalue(), bar, probes, key)
+        kept_probes, report, status, ops = annotated(*up, bar, min_s, key, grades)
     except CAPInputError as err:
         st.error(str(err))
         return
@@ -100,17 +107,12 @@ def annotation_section(key: str, grades: pl.DataFrame, min_s: float) -> None:
                                                   for r in excluded.iter_rows(named=True)))
     else:
         st.success(f"No slot excluded: every annotated slot reaches the bar of {bar:.2f}.")
-    st.markdown(f"**{kept.height}** of {status.height} annotated probes kept.")
+    st.markdown(f"**{kept_probes.height}** of {status.height} annotated probes kept.")
     st.dataframe(report, hide_index=True, key="fr_ann_report")
     st.dataframe(status, hide_index=True, key="fr_ann_status")
-    st.download_button("Download probe status (CSV)", to_csv_bytes(status), "annotation_status.csv",
-                       key="fr_dl_ann")
-    from cap_core.validity.frontier import operating_point, sweep
-
-    sub = grades.filter(pl.col("probe_id").is_in(kept["probe_id"].to_list()))
-    if sub.height == 0 or not (sub["class"] == "T_I").any():
+    download(st, "Download probe status (CSV)", to_csv_bytes(status), "annotation_status.csv", key="fr_dl_ann")
+    if ops is None:
         st.caption("The kept probes hold no control arm: S cannot be measured on them.")
         return
-    ops = operating_point(sweep(sub), min_s).select("judge", "tau", "S", "R", "R_scope", "R_strength")
     st.caption(f"Matched-invariance points (S ≥ {min_s:.2f}) on the kept probes only (no intervals):")
     st.dataframe(ops, hide_index=True, key="fr_ann_ops")

@@ -112,3 +112,85 @@ def test_gain_wording_and_the_judge_named_match_the_metric():
     text = current_caption(0.5, 100, g, "local/second", orc, -1.0, 0.5, 40)
     assert "cascade trails local/first by 4.7 points, the best single judge" in text
     assert "beats local/second by 1.2 points" in text and "by -" not in text
+
+
+def _accuracy_by_hand(judge: str, benchmark: str = "judgebench") -> dict[str, float]:
+    """Per-item correctness of one judge by a plain loop over data/default: the share of its orders whose
+    verdict is the gold label (a tie or an unparsed verdict is wrong)."""
+    gold = {r["item_id"]: r["gold"] for r in pl.read_parquet(REPO / "data" / "default" / "items.parquet")
+            .filter(pl.col("benchmark") == benchmark).iter_rows(named=True)}
+    rows = pl.read_parquet(REPO / "data" / "default" / "judgments.parquet").filter(
+        (pl.col("benchmark") == benchmark) & (pl.col("judge") == judge)).iter_rows(named=True)
+    right, seen = Counter(), Counter()
+    for r in rows:
+        seen[r["item_id"]] += 1
+        right[r["item_id"]] += r["verdict"] == gold[r["item_id"]]
+    return {i: right[i] / seen[i] for i in seen}
+
+
+def _gain_at_tau_0(cheap: str, fallback: str) -> tuple[float, str]:
+    """At τ = 0 every cheap verdict is kept: the cascade is the cheap judge, so the gain over the best
+    single judge (of the cheap one and the fallback, on their shared items) is cheap − best, in points."""
+    c, f = _accuracy_by_hand(cheap), _accuracy_by_hand(fallback)
+    shared = sorted(set(c) & set(f))
+    acc = {j: 100 * sum(per[i] for i in shared) / len(shared) for j, per in ((cheap, c), (fallback, f))}
+    best = max(acc, key=acc.get)
+    return acc[cheap] - acc[best], best
+
+
+GEMMA_2B, QWEN = "GRM-Gemma-2B-rewardmodel-ft (RM)", "Qwen3-8B (rubric)"
+
+
+def test_switching_the_cheap_judge_changes_the_gain_and_its_caption():
+    at = _open()
+    at.slider(key="cas_tau").set_value(0.0).run()
+    fb = at.multiselect(key="cas_fb").value
+    assert fb == ["o1-mini (arena_hard)"]
+    shown = {}
+    for cheap in (GEMMA_2B, QWEN, GEMMA_2B):
+        at.selectbox(key="cas_cheap").set_value(cheap).run()
+        assert not at.exception, [e.value for e in at.exception]
+        gain, best = _gain_at_tau_0(cheap, fb[0])
+        metric = at.metric[3]
+        assert metric.label == f"Gain over {best}"
+        assert metric.value == f"{gain:+.1f} pts"
+        caption = next(c.value for c in at.caption if c.value.startswith("Unit: the item"))
+        assert f"cascade trails {best} by {-gain:.1f} points" in caption
+        shown[cheap] = metric.value
+    # by hand: 59.4% vs 39.7% against o1-mini's 72.7% -> -13.3 and -33.0 points
+    assert shown[GEMMA_2B] != shown[QWEN]
+
+
+def test_tau_fallbacks_and_cheap_judge_survive_leaving_the_page():
+    at = _open()
+    at.selectbox(key="cas_cheap").set_value(QWEN).run()
+    at.slider(key="cas_tau").set_value(0.73).run()
+    at.multiselect(key="cas_fb").set_value(["o1-mini (arena_hard)", GEMMA_2B]).run()
+    before = [m.value for m in at.metric]
+    for away in ("pages/profiles.py", "pages/frontiers.py"):
+        at.switch_page(away).run()
+        assert not at.exception
+        at.switch_page("pages/cascades.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.slider(key="cas_tau").value == 0.73
+        assert at.selectbox(key="cas_cheap").value == QWEN
+        assert at.multiselect(key="cas_fb").value == ["o1-mini (arena_hard)", GEMMA_2B]
+        assert [m.value for m in at.metric] == before
+
+
+def test_an_edited_price_table_reaches_the_page(tmp_path, monkeypatch):
+    import cap_core.cascades.cost as cost
+    import ui.cache.cascades as cc
+
+    at = _open()
+    before = float(at.metric[2].value.lstrip("$"))
+    # every cost is tokens x a list price: doubling both price columns doubles the $ per 1,000 verdicts
+    table = pl.read_csv(cost.PRICE_TABLE, infer_schema_length=0).with_columns(
+        (pl.col(c).cast(pl.Float64) * 2).cast(pl.String) for c in ("input_usd_per_1m", "output_usd_per_1m"))
+    edited = tmp_path / "price_table.csv"
+    table.write_csv(edited)
+    monkeypatch.setattr(cost, "PRICE_TABLE", edited)
+    monkeypatch.setattr(cc, "PRICE_TABLE", edited, raising=False)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert float(at.metric[2].value.lstrip("$")) == pytest.approx(2 * before, abs=0.011)

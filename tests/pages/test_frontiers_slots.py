@@ -74,6 +74,8 @@ def test_annotation_upload_and_the_agreement_bar():
     assert round(report.loc["register", "agree"], 3) == 0.778 and report.loc["domain_extension", "agree"] == 1 / 3
     status = dict(_frame(at, "probe_id", "status")[["probe_id", "status"]].values)
     assert status["c3"] == "dropped: slot excluded" and status["i4"] == "kept" and len(status) == 6
+    downloads = at.get("download_button")
+    assert any(b.proto.id.endswith("fr_dl_ann") for b in downloads) and all(b.proto.ignore_rerun for b in downloads)
     at.slider(key="fr_min_agree").set_value(0.80).run()
     second = _excluded(at)
     assert "domain_extension" in second and "register" in second and second != first
@@ -88,3 +90,45 @@ def test_bad_annotation_label_is_reported():
     assert not at.exception
     msg = at.error[0].value
     assert "unknown annotation label" in msg and "ann.csv" in msg
+
+
+# The same file name and the same size, other bytes: c2 (strength, hedging_removal) now goes 4 -> 1.
+# By hand at tau 1.5 c2 now flips as well: R = mean over base items of the share of construct edits
+# that flip = (b1: c1 no, c2 yes -> 1/2; b2: c3 yes -> 1) / 2 = 0.75 (was (0 + 1) / 2 = 0.5). No control
+# straddles 1.5, so S stays 1 and 1.5 stays the matched tau (below 1 nothing flips: R = 0).
+GRADED_2 = GRADED.replace("hedging_removal,4,4", "hedging_removal,4,1")
+
+
+def _computed_g(at: AppTest):
+    ops = _frame(at, "S_ci_low", "quadrant")
+    return ops[(ops["judge"] == "G") & (ops["source"] == "computed")].iloc[0]
+
+
+def test_a_new_upload_with_the_same_name_and_size_is_recomputed():
+    assert len(GRADED_2) == len(GRADED) and GRADED_2 != GRADED
+    at = _page()
+    g = _computed_g(at)
+    assert (g["tau"], g["S"], g["R"]) == (1.5, 1.0, 0.5)
+    slots = _frame(at, "n_judges", "measure")
+    assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 0.0
+    at.file_uploader(key="fr_upload").upload("graded.csv", GRADED_2.encode(), "text/csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    g = _computed_g(at)
+    assert (g["tau"], g["S"], g["R"]) == (1.5, 1.0, 0.75)
+    slots = _frame(at, "n_judges", "measure")
+    assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 1.0
+    assert "**G** at τ = 1.5: S = 1.000, R = 0.750" in [m.value.split("; quadrant")[0] for m in at.markdown]
+
+
+def test_the_upload_and_the_settings_survive_leaving_the_page():
+    at = _page()
+    at.slider(key="fr_min_s").set_value(0.95).run()
+    at.toggle(key="fr_zoom").set_value(False).run()
+    before = _computed_g(at)
+    at.switch_page("pages/profiles.py").run()
+    at.switch_page("pages/frontiers.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.radio(key="fr_source").value == "upload a graded probe table"
+    assert at.slider(key="fr_min_s").value == 0.95 and at.toggle(key="fr_zoom").value is False
+    assert any(c.value.startswith("Using graded.csv, uploaded earlier") for c in at.caption)
+    assert _computed_g(at).equals(before)

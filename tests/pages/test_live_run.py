@@ -64,3 +64,40 @@ def test_evaluator_among_judges_is_an_error_not_a_traceback(tmp_path, monkeypatc
     at.text_input(key="lr_eval_other").set_value("local/first").run()
     assert not at.exception
     assert "evaluator is one of the judges" in at.error[0].value
+
+
+def test_run_settings_survive_leaving_the_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path)
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/live_run.py").run()
+    at.number_input(key="lr_limit").set_value(2).run()
+    at.multiselect(key="lr_orders").set_value(["AB"]).run()
+    at.multiselect(key="lr_judges").set_value(["local/first"]).run()
+    at.selectbox(key="lr_eval").set_value("(none)").run()
+    # 2 base items x 3 variants x 1 order x 1 judge = 6 calls
+    assert "6 judging calls on 6 items" in _markdown(at)
+    at.switch_page("pages/profiles.py").run()
+    at.switch_page("pages/live_run.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="lr_limit").value == 2 and at.multiselect(key="lr_orders").value == ["AB"]
+    assert at.multiselect(key="lr_judges").value == ["local/first"] and at.selectbox(key="lr_eval").value == "(none)"
+    assert "6 judging calls on 6 items" in _markdown(at)
+
+
+def test_items_read_from_a_path_follow_an_edit_of_the_file(tmp_path, monkeypatch):
+    from cap_core.judging.testbed import load_testbed
+
+    monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path / "runs")
+    bed = load_testbed()
+    table = tmp_path / "items.parquet"
+    bed.filter(pl.col("base_item_id").is_in(["health-01", "health-02"])).write_parquet(table)
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/live_run.py").run()
+    at.radio(key="lr_src").set_value("benchmark folder or table (path)").run()
+    at.text_input(key="lr_path").set_value(str(table)).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    # 2 base items x 3 variants = 6 items, x 2 orders x 3 local judges = 36 calls
+    assert "36 judging calls on 6 items" in _markdown(at)
+    bed.filter(pl.col("base_item_id") == "health-01").write_parquet(table)  # the file is edited on disk
+    at.run()
+    assert "18 judging calls on 3 items" in _markdown(at)

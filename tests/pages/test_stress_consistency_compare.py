@@ -199,3 +199,25 @@ def test_compare_shows_qc_sensitivity_when_items_are_flagged(monkeypatch):
     # "other" flags i4 and i5: C2 has no item left -> null change, not zero
     assert qc2.filter(pl.col("condition") == "C2")["change"].null_count() == 2
     st.cache_data.clear()
+
+
+def test_choices_on_stress_consistency_and_compare_survive_leaving_the_pages():
+    at = start("pages/stress.py")
+    at.selectbox(key="st_stressed").set_value("judgereva:full").run()
+    heat = chart(at, "st_heatmap")["data"][0]["z"]
+    at.switch_page("pages/consistency.py").run()
+    at.selectbox(key="cs_condition").set_value("C2").run()
+    at.switch_page("pages/compare.py").run()
+    at.selectbox(key="cmp_a").set_value(O1).run()
+    at.selectbox(key="cmp_b").set_value(GEMMA).run()
+    at.switch_page("pages/overview.py").run()
+    for page in ("pages/stress.py", "pages/consistency.py", "pages/compare.py"):
+        at.switch_page(page).run()
+        clean(at)
+    assert (at.selectbox(key="cmp_a").value, at.selectbox(key="cmp_b").value) == (O1, GEMMA)
+    at.switch_page("pages/consistency.py").run()
+    assert at.selectbox(key="cs_condition").value == "C2"
+    at.switch_page("pages/stress.py").run()
+    assert at.selectbox(key="st_base").value == "judgebench:all"
+    assert at.selectbox(key="st_stressed").value == "judgereva:full"
+    assert chart(at, "st_heatmap")["data"][0]["z"] == heat

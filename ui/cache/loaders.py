@@ -1,7 +1,8 @@
 """Cached calls into :mod:`cap_core`.
 
 Every cached function takes plain, hashable arguments; a :class:`Dataset` is passed
-as ``_ds`` (not hashed) next to its ``fingerprint``, which is the cache key. Caches are
+as ``_ds`` (not hashed) next to its ``fingerprint``, which is the cache key. Data read
+from disk is keyed by its files' stamps (:func:`ui.cache.keys.path_stamp`). Caches are
 bounded by ``max_entries``. Weighting is cheap and depends only on the cached profile,
 so moving a weight slider never recomputes a profile.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -17,6 +19,7 @@ import streamlit as st
 
 from cap_core import config
 from cap_core.dataset import Dataset, load_dataset
+from ui.cache.keys import path_stamp
 
 DEFAULT_DATA = config.default_data_dir()
 N_RESAMPLES = config.N_RESAMPLES
@@ -24,10 +27,15 @@ SEED = config.SEED
 
 
 @st.cache_resource(max_entries=1, show_spinner="Loading the embedded default data…")
-def default_dataset() -> tuple[Dataset, str]:
-    """The embedded default dataset and its fingerprint (never mutated)."""
+def _default_dataset(stamp: tuple) -> tuple[Dataset, str]:
     ds = load_dataset(DEFAULT_DATA)
     return ds, ds.fingerprint()
+
+
+def default_dataset() -> tuple[Dataset, str]:
+    """The embedded default dataset and its fingerprint (never mutated), keyed by the stamps of
+    its files: a rebuild of data/default (``make data``) is read without a restart."""
+    return _default_dataset(path_stamp(DEFAULT_DATA))
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the upload…")
@@ -93,3 +101,35 @@ def weighted(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_
     from cap_core.profile.weights import weighted_scores
 
     return weighted_scores(_rows, _reps, dict(weights), seed=SEED)
+
+
+@st.cache_data(max_entries=8, show_spinner="Assembling profiles…")
+def combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool) -> pl.DataFrame:
+    """Computed profiles of every benchmark of the dataset (reusing :func:`profile`), plus the
+    published CAP tables when ``include_published``."""
+    from cap_core.profile.combine import combine_profiles
+
+    computed = [profile(fingerprint, _ds, b)[0] for b in (_ds.benchmarks if _ds is not None else [])]
+    return combine_profiles(computed, published_profiles() if include_published else None)
+
+
+class Chosen(Protocol):
+    """What :func:`analysis_profile` reads of a :class:`ui.sidebar.Selection`."""
+
+    fingerprint: str
+    ds: Dataset | None
+    include_published: bool
+
+
+def analysis_profile(sel: Chosen) -> pl.DataFrame:
+    """The profile the Stress, Consistency and Compare judges pages analyse (see
+    :func:`combined_profiles`). Raises CAPInputError when there is nothing to analyse."""
+    return combined_profiles(sel.fingerprint, sel.ds, sel.include_published)
+
+
+@st.cache_data(max_entries=8)
+def profile_views(fingerprint: str, include_published: bool, _prof: pl.DataFrame) -> list[str]:
+    """Every ``benchmark:subset`` view of the combined profile ``_prof`` (of these two keys)."""
+    from cap_core.profile.selection import list_views
+
+    return list_views(_prof)
