@@ -50,6 +50,10 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server():
     """A fresh ``streamlit run app.py`` process (the first test below is its first visitor)."""
+    yield from _serve()
+
+
+def _serve():
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true",
@@ -114,6 +118,24 @@ def _go(page: Page, title: str) -> None:
     page.locator(LINKS).filter(has_text=title).first.click()
     expect(page.get_by_role("heading", name=title).first).to_be_visible(timeout=SLOW)
     expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+
+
+@pytest.fixture
+def fresh_server():
+    """A second fresh server process, for the deep-link test (its first request is a deep link)."""
+    yield from _serve()
+
+
+def test_fresh_server_deep_link_is_the_router_page(fresh_server, browser, shots):
+    # the very first request of a new process names a page: no "Page not found", no page run
+    # without the router (streamlit's legacy mode is triggered only by a folder named pages/)
+    page = _open(browser, fresh_server + "/judge-cascades")
+    expect(page.get_by_role("heading", name="Cascades").first).to_be_visible(timeout=SLOW)
+    expect(page.locator(LINKS)).to_have_count(len(NAV), timeout=SLOW)
+    expect(page.locator('[data-testid="stSidebar"]').get_by_text("Dataset")).to_be_visible()
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    _clean(page)
+    page.close()
 
 
 def test_fresh_server_first_click_and_a_second_session(server, browser, shots):

@@ -19,7 +19,7 @@ APP = str(REPO / "app.py")
 def _open() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
-    at.switch_page("pages/cascades.py").run()
+    at.switch_page("app_pages/cascades.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at
@@ -167,10 +167,10 @@ def test_tau_fallbacks_and_cheap_judge_survive_leaving_the_page():
     at.slider(key="cas_tau").set_value(0.73).run()
     at.multiselect(key="cas_fb").set_value(["o1-mini (arena_hard)", GEMMA_2B]).run()
     before = [m.value for m in at.metric]
-    for away in ("pages/profiles.py", "pages/frontiers.py"):
+    for away in ("app_pages/profiles.py", "app_pages/frontiers.py"):
         at.switch_page(away).run()
         assert not at.exception
-        at.switch_page("pages/cascades.py").run()
+        at.switch_page("app_pages/cascades.py").run()
         assert not at.exception, [e.value for e in at.exception]
         assert at.slider(key="cas_tau").value == 0.73
         assert at.selectbox(key="cas_cheap").value == QWEN

@@ -24,7 +24,7 @@ def _open(page: str) -> AppTest:
 
 
 def test_profiles_without_any_weighted_condition_draw_no_empty_bar_chart():
-    at = _open("pages/profiles.py")
+    at = _open("app_pages/profiles.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     judges = [o for o in at.multiselect(key="sb_entries").options if "·" not in o][:2]
     at.multiselect(key="sb_entries").set_value(judges).run()
@@ -40,7 +40,7 @@ def test_profiles_without_any_weighted_condition_draw_no_empty_bar_chart():
 
 
 def test_frontiers_say_quadrant_not_measured_for_a_judge_without_s():
-    at = _open("pages/frontiers.py")
+    at = _open("app_pages/frontiers.py")
     line = next(m.value for m in at.markdown if m.value.startswith("**GPT-4/Rating**"))
     # LLMBar Rating has one grade per output: no S, so no quadrant
     assert "S = not measurable" in line and "quadrant: not measured (no S)" in line
@@ -61,7 +61,7 @@ def _published_vector(view: str, condition: str, judges: list[str]) -> list[floa
 
 
 def test_consistency_uses_the_exact_permutation_p_for_few_judges():
-    at = _open("pages/consistency.py")
+    at = _open("app_pages/consistency.py")
     assert any("exact permutation" in c.value for c in at.caption)
     pairs = next(f for f in (pl.from_pandas(d.value) for d in at.dataframe) if "view_a" in f.columns)
     ok = pairs.filter(pl.col("status") == "ok")
@@ -77,7 +77,7 @@ def test_consistency_uses_the_exact_permutation_p_for_few_judges():
 
 
 def test_compare_tables_show_one_decimal():
-    at = _open("pages/compare.py")
+    at = _open("app_pages/compare.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     assert not at.exception and not at.error
     for d in at.dataframe:
@@ -90,5 +90,5 @@ def test_compare_tables_show_one_decimal():
 
 
 def test_label_audit_explains_below_chance_length_only():
-    at = _open("pages/label_audit.py")
+    at = _open("app_pages/label_audit.py")
     assert any("held-out groups" in c.value and "does not generalise" in c.value for c in at.caption)

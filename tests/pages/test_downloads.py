@@ -25,7 +25,7 @@ def test_every_download_button_ignores_the_click_on_the_server(page):
     # on_click="ignore": the browser keeps the click to itself (DownloadButton.ignore_rerun), no rerun
     buttons = _page(page).get("download_button")
     assert all(b.proto.ignore_rerun for b in buttons), [b.proto.label for b in buttons if not b.proto.ignore_rerun]
-    if page in ("pages/export.py", "pages/frontiers.py"):
+    if page in ("app_pages/export.py", "app_pages/frontiers.py"):
         assert len(buttons) >= 2
 
 
@@ -37,7 +37,7 @@ def test_a_download_does_not_recompute_the_page(monkeypatch):
     real = report.operating_table
     monkeypatch.setattr(report, "operating_table", lambda *a, **k: calls.append(1) or real(*a, **k))
     st.cache_data.clear()
-    at = _page("pages/frontiers.py")
+    at = _page("app_pages/frontiers.py")
     assert len(calls) == 1
     for key in ("fr_dl_ops", "fr_dl_sweep", "fr_dl_iq"):
         at.get("download_button")

@@ -46,7 +46,7 @@ def test_page_renders_without_exception(page):
 
 def test_navigation_lists_exactly_the_pages_of_app_py():
     listed = PAGE_FILES
-    assert sorted(listed) == sorted(f"pages/{p.name}" for p in (REPO / "pages").glob("*.py"))
+    assert sorted(listed) == sorted(f"app_pages/{p.name}" for p in (REPO / "app_pages").glob("*.py"))
     at = start()
     registered = sorted(
         Path(info["script_path"]).relative_to(REPO).as_posix()
@@ -72,7 +72,7 @@ def test_overview_counts_match_the_parquet_files():
 
 
 def test_coverage_page_shows_computed_and_published():
-    at = start("pages/coverage.py")
+    at = start("app_pages/coverage.py")
     no_errors(at)
     assert len(at.get("plotly_chart")) == 2
     assert [s.value for s in at.subheader] == ["Computed (loaded data)", "Published (CAP Table 2)"]
@@ -90,7 +90,7 @@ def ranking(at: AppTest) -> list[str]:
 
 
 def test_preset_reorders_published_judges():
-    at = start("pages/profiles.py")
+    at = start("app_pages/profiles.py")
     choose_table3(at, "legal and policy")
     no_errors(at)
     assert at.slider(key="sb_w_C4").value == 1.0 and at.slider(key="sb_w_C1").value == 0.0
@@ -105,7 +105,7 @@ def test_preset_reorders_published_judges():
 
 
 def test_single_slider_reorders_and_marks_custom():
-    at = choose_table3(start("pages/profiles.py"), "legal and policy")
+    at = choose_table3(start("app_pages/profiles.py"), "legal and policy")
     at.slider(key="sb_w_C1").set_value(1.0).run()
     # C1 + C4 equally: Sonnet (92.4 + 59.2) / 2 = 75.8 > GPT-4o (40.5 + 64.1) / 2 = 52.3
     assert ranking(at) == [SONNET, GPT]
@@ -113,7 +113,7 @@ def test_single_slider_reorders_and_marks_custom():
 
 
 def test_all_zero_weights_keep_radar_and_table_and_warn_in_words():
-    at = choose_table3(start("pages/profiles.py"), "legal and policy")
+    at = choose_table3(start("app_pages/profiles.py"), "legal and policy")
     at.slider(key="sb_w_C4").set_value(0.0).run()
     assert not at.exception and not at.error
     warnings = [w.value for w in at.warning]
@@ -124,7 +124,7 @@ def test_all_zero_weights_keep_radar_and_table_and_warn_in_words():
     # CAP Table 3, independent of weights: GPT-4o C4 64.1
     assert table.filter((pl.col("judge") == GPT) & (pl.col("condition") == "C4"))["value"][0] == 64.1
     assert table.height == 16
-    at.switch_page("pages/export.py").run()
+    at.switch_page("app_pages/export.py").run()
     assert not at.exception and not at.error
     assert [w.value for w in at.warning] == ["All condition weights are zero: move a slider or choose a preset"]
     assert len(at.get("download_button")) == 2  # the profile table still downloads
@@ -139,7 +139,7 @@ def _radar_traces(at: AppTest) -> dict[str, list]:
 
 def test_profiles_radar_shows_c7_strict_of_the_judgments():
     gemma = "GRM-Gemma-2B-rewardmodel-ft (RM)"
-    at = start("pages/profiles.py")
+    at = start("app_pages/profiles.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     at.multiselect(key="sb_entries").set_value([gemma]).run()
     no_errors(at)
@@ -156,7 +156,7 @@ def test_profiles_radar_shows_c7_strict_of_the_judgments():
 
 
 def test_renormalisation_is_said_per_judge():
-    at = start("pages/profiles.py")
+    at = start("app_pages/profiles.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     judges = [o for o in at.multiselect(key="sb_entries").options if "·" not in o][:2]
     at.multiselect(key="sb_entries").set_value(judges).run()
@@ -179,7 +179,7 @@ def test_weight_change_answers_from_cache(monkeypatch):
 
     monkeypatch.setattr(conditions, "compute_profile", counting)
     st.cache_data.clear()
-    at = start("pages/profiles.py")
+    at = start("app_pages/profiles.py")
     assert len(calls) == 1
     for preset in ("long-form", "adversarial traffic", "balanced"):
         at.selectbox(key="sb_preset").set_value(preset).run()
@@ -199,9 +199,9 @@ class _Recording(MemoryMediaFileStorage):
 
 def test_export_matches_the_profiles_table(monkeypatch):
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Recording)
-    at = choose_table3(start("pages/profiles.py"), "scientific review")
+    at = choose_table3(start("app_pages/profiles.py"), "scientific review")
     shown = at.dataframe[1].value
-    at.switch_page("pages/export.py").run()
+    at.switch_page("app_pages/export.py").run()
     no_errors(at)
     csv = pl.read_csv(io.BytesIO(_Recording.files["cap_profiles_judgereva.csv"]))
     assert csv.columns == list(shown.columns)
@@ -254,7 +254,7 @@ def test_absurd_judge_name_is_rejected_and_long_names_are_cut():
     long = "J" * 120
     rows = ["benchmark,item_id,gold,judge,order,verdict", f"mine,1,A,{long},AB,A", f"mine,1,A,{long},BA,A"]
     at.file_uploader(key="sb_items_file").upload("joined2.csv", "\n".join(rows).encode(), "text/csv").run()
-    at.switch_page("pages/profiles.py").run()
+    at.switch_page("app_pages/profiles.py").run()
     no_errors(at)
     names = list(_radar_traces(at))
     assert names == ["J" * 59 + "…"]
@@ -265,7 +265,7 @@ def test_upload_selects_the_uploaded_benchmark():
     rows = ["benchmark,item_id,gold,judge,order,verdict"]
     for item, gold in (("1", "A"), ("2", "B")):
         rows += [f"mybench,{item},{gold},J,AB,{gold}", f"mybench,{item},{gold},J,BA,{gold}"]
-    at = start("pages/profiles.py")
+    at = start("app_pages/profiles.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     at.radio(key="sb_source").set_value("upload").run()
     at.file_uploader(key="sb_items_file").upload("mine.csv", "\n".join(rows).encode(), "text/csv").run()
@@ -306,13 +306,13 @@ def test_good_upload_is_profiled():
     # by hand: position-averaged accuracy per item 1, 1/2, 0 -> overall (1 + 0.5 + 0) / 3 = 50%;
     # strict both-correct only item 1 -> C7 1/3 = 33.3%; pure consistency (same verdict in both orders)
     # items 1 and 3 -> 2/3 = 66.7%, so stable-but-wrong = 66.7 - 33.3 = 33.3 points
-    at.switch_page("pages/profiles.py").run()
+    at.switch_page("app_pages/profiles.py").run()
     no_errors(at)
     table = next(pl.from_pandas(d.value) for d in at.dataframe if "condition_name" in d.value.columns)
     c7 = table.filter((pl.col("judge") == "J") & (pl.col("condition") == "C7")).row(0, named=True)
     assert (c7["metric"], c7["n_items"], c7["status"]) == ("strict", 3, "direct")
     assert c7["value"] == pytest.approx(100 / 3, abs=0.05)
-    at.switch_page("pages/consistency.py").run()
+    at.switch_page("app_pages/consistency.py").run()
     no_errors(at)
     cons = next(pl.from_pandas(d.value) for d in at.dataframe if "stable_but_wrong" in d.value.columns)
     j = cons.filter(pl.col("judge") == "J").row(0, named=True)

@@ -29,7 +29,7 @@ def _shown(row: dict) -> str:
 
 def _page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/frontiers.py").run()
+    at.switch_page("app_pages/frontiers.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at

@@ -30,7 +30,7 @@ ANN = "probe_id,annotator,label\n" + "".join(
 
 def _page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/frontiers.py").run()
+    at.switch_page("app_pages/frontiers.py").run()
     at.radio(key="fr_source").set_value("upload a graded probe table").run()
     at.file_uploader(key="fr_upload").upload("graded.csv", GRADED.encode(), "text/csv").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -125,8 +125,8 @@ def test_the_upload_and_the_settings_survive_leaving_the_page():
     at.slider(key="fr_min_s").set_value(0.95).run()
     at.toggle(key="fr_zoom").set_value(False).run()
     before = _computed_g(at)
-    at.switch_page("pages/profiles.py").run()
-    at.switch_page("pages/frontiers.py").run()
+    at.switch_page("app_pages/profiles.py").run()
+    at.switch_page("app_pages/frontiers.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.radio(key="fr_source").value == "upload a graded probe table"
     assert at.slider(key="fr_min_s").value == 0.95 and at.toggle(key="fr_zoom").value is False

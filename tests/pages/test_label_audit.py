@@ -16,7 +16,7 @@ APP = str(REPO / "app.py")
 
 def _open() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page("pages/label_audit.py").run()
+    at.switch_page("app_pages/label_audit.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

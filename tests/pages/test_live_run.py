@@ -19,7 +19,7 @@ def _markdown(at: AppTest) -> str:
 def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
     monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path)
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/live_run.py").run()
+    at.switch_page("app_pages/live_run.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Live run"
     at.number_input(key="lr_limit").set_value(2).run()
@@ -50,7 +50,7 @@ def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
     # the run becomes the data source of every page
     at.button(key="lr_use").click().run()
     assert at.radio(key="sb_source").value == "live run results"
-    at.switch_page("pages/profiles.py").run()
+    at.switch_page("app_pages/profiles.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="sb_benchmark").value == "cap-mini"
     labels = " ".join(at.multiselect(key="sb_entries").options)
@@ -60,7 +60,7 @@ def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
 def test_evaluator_among_judges_is_an_error_not_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path)
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/live_run.py").run()
+    at.switch_page("app_pages/live_run.py").run()
     at.text_input(key="lr_eval_other").set_value("local/first").run()
     assert not at.exception
     assert "evaluator is one of the judges" in at.error[0].value
@@ -69,15 +69,15 @@ def test_evaluator_among_judges_is_an_error_not_a_traceback(tmp_path, monkeypatc
 def test_run_settings_survive_leaving_the_page(tmp_path, monkeypatch):
     monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path)
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/live_run.py").run()
+    at.switch_page("app_pages/live_run.py").run()
     at.number_input(key="lr_limit").set_value(2).run()
     at.multiselect(key="lr_orders").set_value(["AB"]).run()
     at.multiselect(key="lr_judges").set_value(["local/first"]).run()
     at.selectbox(key="lr_eval").set_value("(none)").run()
     # 2 base items x 3 variants x 1 order x 1 judge = 6 calls
     assert "6 judging calls on 6 items" in _markdown(at)
-    at.switch_page("pages/profiles.py").run()
-    at.switch_page("pages/live_run.py").run()
+    at.switch_page("app_pages/profiles.py").run()
+    at.switch_page("app_pages/live_run.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.number_input(key="lr_limit").value == 2 and at.multiselect(key="lr_orders").value == ["AB"]
     assert at.multiselect(key="lr_judges").value == ["local/first"] and at.selectbox(key="lr_eval").value == "(none)"
@@ -92,7 +92,7 @@ def test_items_read_from_a_path_follow_an_edit_of_the_file(tmp_path, monkeypatch
     table = tmp_path / "items.parquet"
     bed.filter(pl.col("base_item_id").is_in(["health-01", "health-02"])).write_parquet(table)
     at = AppTest.from_file(APP, default_timeout=120).run()
-    at.switch_page("pages/live_run.py").run()
+    at.switch_page("app_pages/live_run.py").run()
     at.radio(key="lr_src").set_value("benchmark folder or table (path)").run()
     at.text_input(key="lr_path").set_value(str(table)).run()
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -11,8 +11,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SETTINGS = {"selectbox", "multiselect", "slider", "select_slider", "radio", "toggle", "checkbox", "text_input",
             "number_input", "text_area", "date_input", "color_picker", "segmented_control", "pills"}
-# pages/label_audit.py belongs to another engineer and is left out here
-FILES = sorted(p for p in (REPO / "pages").glob("*.py") if p.name != "label_audit.py") + [
+# app_pages/label_audit.py belongs to another engineer and is left out here
+FILES = sorted(p for p in (REPO / "app_pages").glob("*.py") if p.name != "label_audit.py") + [
     REPO / "ui" / "frontier_sections.py"]
 
 

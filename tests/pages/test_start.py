@@ -59,3 +59,10 @@ def test_the_start_path_imports_nothing_heavy():
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == bare.stdout.strip()
     assert "pandas" not in out.stdout and "sklearn" not in out.stdout
+
+
+def test_no_folder_named_pages_beside_the_router():
+    # streamlit switches a process to its legacy multipage mode when a folder named exactly
+    # "pages" lies beside the main script (PagesManager); the page scripts live in app_pages/
+    assert not (APP_PY.parent / "pages").exists()
+    assert (APP_PY.parent / "app_pages" / "overview.py").is_file()

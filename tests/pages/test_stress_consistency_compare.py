@@ -55,8 +55,8 @@ def _raw_pa(shared_dir: Path, judge_part: str) -> float:
     return 100 * total / n
 
 
-@pytest.mark.parametrize("page,title", [("pages/stress.py", "Stress"), ("pages/consistency.py", "Consistency"),
-                                        ("pages/compare.py", "Compare judges")])
+@pytest.mark.parametrize("page,title", [("app_pages/stress.py", "Stress"), ("app_pages/consistency.py", "Consistency"),
+                                        ("app_pages/compare.py", "Compare judges")])
 def test_pages_render(page, title):
     at = start(page)
     clean(at)
@@ -64,7 +64,7 @@ def test_pages_render(page, title):
 
 
 def test_stress_defaults_to_published_judgebench_pro_and_reproduces_table6_mean():
-    at = start("pages/stress.py")
+    at = start("app_pages/stress.py")
     clean(at)
     assert at.selectbox(key="st_base").value == "judgebench:all"
     assert at.selectbox(key="st_stressed").value == "judgebench_pro:all"
@@ -80,7 +80,7 @@ def test_stress_defaults_to_published_judgebench_pro_and_reproduces_table6_mean(
 
 
 def test_stress_pair_change_changes_the_heatmap():
-    at = start("pages/stress.py")
+    at = start("app_pages/stress.py")
     before = chart(at, "st_heatmap")["data"][0]["z"]
     at.selectbox(key="st_stressed").set_value("judgereva:full").run()
     clean(at)
@@ -96,7 +96,7 @@ def test_stress_pair_change_changes_the_heatmap():
 
 
 def test_stress_pair_without_shared_judges_says_so():
-    at = start("pages/stress.py")
+    at = start("app_pages/stress.py")
     at.selectbox(key="st_base").set_value("llmbar:all").run()
     at.selectbox(key="st_stressed").set_value("judgebench_pro:all").run()
     assert not at.exception and not at.error
@@ -105,7 +105,7 @@ def test_stress_pair_without_shared_judges_says_so():
 
 
 def test_consistency_condition_and_benchmark_change_the_matrices():
-    at = start("pages/consistency.py")
+    at = start("app_pages/consistency.py")
     clean(at)
     c7 = chart(at, "cs_bench_fig")["data"][0]
     # CAP Table 13: judgerEva full vs JudgeBench on C7, rho 0.71 (not significant at n = 7)
@@ -121,7 +121,7 @@ def test_consistency_condition_and_benchmark_change_the_matrices():
 
 
 def test_consistency_tables_show_table15_delta_and_c8_two_ways():
-    at = start("pages/consistency.py")
+    at = start("app_pages/consistency.py")
     svc = frame(at, "strict", "consistency", "stable_but_wrong")
     row = svc.filter((pl.col("judge") == "GPT-4o-mini") & (pl.col("condition") == "C7")).row(0, named=True)
     assert row["stable_but_wrong"] == pytest.approx(80.9 - 61.0)  # printed Δ 19.9 (CAP Table 15)
@@ -131,7 +131,7 @@ def test_consistency_tables_show_table15_delta_and_c8_two_ways():
 
 
 def test_consistency_with_one_view_says_why():
-    at = start("pages/consistency.py")
+    at = start("app_pages/consistency.py")
     at.toggle(key="sb_published").set_value(False).run()
     at.selectbox(key="cs_condition").set_value("C3").run()
     assert not at.exception and not at.error
@@ -139,7 +139,7 @@ def test_consistency_with_one_view_says_why():
 
 
 def test_compare_judges_paired_family_and_hard_subset(shared_dir):
-    at = start("pages/compare.py")
+    at = start("app_pages/compare.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()
     at.selectbox(key="cmp_a").set_value(O1).run()
     at.selectbox(key="cmp_b").set_value(GEMMA).run()
@@ -165,7 +165,7 @@ def test_compare_judges_paired_family_and_hard_subset(shared_dir):
 
 
 def test_compare_with_one_judge_or_published_only_says_so():
-    at = start("pages/compare.py")
+    at = start("app_pages/compare.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench_claude").run()
     assert not at.exception and not at.error
     assert any("Only one judge" in i.value for i in at.info)
@@ -186,7 +186,7 @@ def test_compare_shows_qc_sensitivity_when_items_are_flagged(monkeypatch):
     ds = qc_dataset()
     monkeypatch.setattr(ui.cache.loaders, "default_dataset", lambda: (ds, ds.fingerprint()))
     st.cache_data.clear()
-    at = start("pages/compare.py")
+    at = start("app_pages/compare.py")
     at.toggle(key="sb_published").set_value(False).run()
     clean(at)
     assert at.selectbox(key="cmp_flag").options == ["low_quality", "other"]
@@ -202,22 +202,22 @@ def test_compare_shows_qc_sensitivity_when_items_are_flagged(monkeypatch):
 
 
 def test_choices_on_stress_consistency_and_compare_survive_leaving_the_pages():
-    at = start("pages/stress.py")
+    at = start("app_pages/stress.py")
     at.selectbox(key="st_stressed").set_value("judgereva:full").run()
     heat = chart(at, "st_heatmap")["data"][0]["z"]
-    at.switch_page("pages/consistency.py").run()
+    at.switch_page("app_pages/consistency.py").run()
     at.selectbox(key="cs_condition").set_value("C2").run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     at.selectbox(key="cmp_a").set_value(O1).run()
     at.selectbox(key="cmp_b").set_value(GEMMA).run()
-    at.switch_page("pages/overview.py").run()
-    for page in ("pages/stress.py", "pages/consistency.py", "pages/compare.py"):
+    at.switch_page("app_pages/overview.py").run()
+    for page in ("app_pages/stress.py", "app_pages/consistency.py", "app_pages/compare.py"):
         at.switch_page(page).run()
         clean(at)
     assert (at.selectbox(key="cmp_a").value, at.selectbox(key="cmp_b").value) == (O1, GEMMA)
-    at.switch_page("pages/consistency.py").run()
+    at.switch_page("app_pages/consistency.py").run()
     assert at.selectbox(key="cs_condition").value == "C2"
-    at.switch_page("pages/stress.py").run()
+    at.switch_page("app_pages/stress.py").run()
     assert at.selectbox(key="st_base").value == "judgebench:all"
     assert at.selectbox(key="st_stressed").value == "judgereva:full"
     assert chart(at, "st_heatmap")["data"][0]["z"] == heat

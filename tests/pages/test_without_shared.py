@@ -34,7 +34,7 @@ for page, title in pages_in_app():
     at = AppTest.from_file("app.py", default_timeout=300).run()
     at.switch_page(page).run()
     rec = {"exceptions": [e.value for e in at.exception], "titles": [t.value for t in at.title]}
-    if page == "pages/label_audit.py":
+    if page == "app_pages/label_audit.py":
         rec["errors"] = [e.value for e in at.error]
         rec["info"] = [i.value for i in at.info]
         rec["captions"] = [c.value for c in at.caption]
@@ -90,7 +90,7 @@ def test_every_page_renders_without_shared(run_pages, page, title):
 
 
 def test_label_audit_shows_the_shipped_figures(run_pages, shared_dir):
-    rec = run_pages["pages"]["pages/label_audit.py"]
+    rec = run_pages["pages"]["app_pages/label_audit.py"]
     assert rec["errors"] == [] and any("Shipped figures (data/audit)" in i for i in rec["info"])
     table = rec["table"]
     assert {r["label_set"] for r in table} == {"LLMBar Natural", "LLMBar Neighbor", "EvalBiasBench"}
@@ -116,7 +116,7 @@ def test_label_audit_shows_the_shipped_figures(run_pages, shared_dir):
 def test_full_audit_button_shows_every_shipped_set(run_pages):
     from cap_core.importers.label_sets import PUBLIC_SETS
 
-    rec = run_pages["pages"]["pages/label_audit.py"]
+    rec = run_pages["pages"]["app_pages/label_audit.py"]
     assert rec["full_exceptions"] == []
     assert {r["label_set"] for r in rec["full_table"]} == set(PUBLIC_SETS)
     # the comparison with Validity Table 7 is filled from the shipped RewardBench / RM-Bench rows;
