@@ -14,6 +14,7 @@ from components.audit_bars import (
     published_vs_computed,
 )
 from ui.cache import label_audit as ac
+from ui.state import kept, kept_upload
 
 #: Why length_only can score below 50% while "longer is better" holds on many items.
 LENGTH_ONLY_NOTE = (
@@ -38,9 +39,8 @@ def _full() -> None:
     st.session_state["la_perm"] = ac.FULL_PERMUTATIONS
 
 
-st.session_state.setdefault("la_sets", list(QUICK))
-st.session_state.setdefault("la_perm", ac.QUICK_PERMUTATIONS)
-local_in = st.text_input("Your local copy of the public data (optional folder)", key="la_local",
+PERMUTATIONS = [0, ac.QUICK_PERMUTATIONS, ac.FULL_PERMUTATIONS]
+local_in = st.text_input("Your local copy of the public data (optional folder)", key=kept("la_local", ""),
                          placeholder="e.g. ~/public-data (holding llmbar/, pandalm/, …)",
                          help="With a local copy of the public label-set files, the public sets are audited here "
                          "from their texts. Without one, the page shows the figures shipped in data/audit.")
@@ -48,13 +48,14 @@ local, problem = ac.local_copy_status(local_in)
 if problem:
     st.warning(f"{problem}. Showing the shipped figures instead.")
 c1, c2, c3 = st.columns([3, 1, 1])
-names = c1.multiselect("Public label sets", list(PUBLIC_SETS), key="la_sets")
-n_perm = c2.selectbox("Permutations", [0, ac.QUICK_PERMUTATIONS, ac.FULL_PERMUTATIONS], key="la_perm")
-mode = c3.radio("Chart mode", ["paired", "item"], key="la_mode")
+names = c1.multiselect("Public label sets", list(PUBLIC_SETS), key=kept("la_sets", list(QUICK),
+                                                                      options=list(PUBLIC_SETS)))
+n_perm = c2.selectbox("Permutations", PERMUTATIONS, key=kept("la_perm", ac.QUICK_PERMUTATIONS, options=PERMUTATIONS))
+mode = c3.radio("Chart mode", ["paired", "item"], key=kept("la_mode", "paired", options=["paired", "item"]))
 st.button("Run the full audit (every public set, 100 permutations; shipped, or a few minutes from a local copy)",
           key="la_full", on_click=_full)
-upload = st.file_uploader("Or upload your own label set", type=["csv", "tsv", "jsonl", "json", "parquet"],
-                          key="la_upload", help=FORMAT_HELP)
+upload = kept_upload(st, "Or upload your own label set", type=["csv", "tsv", "jsonl", "json", "parquet"],
+                     key="la_upload", help=FORMAT_HELP)
 st.caption(f"Upload format — {FORMAT_HELP}.")
 
 results: list[AuditResult] = []
@@ -65,7 +66,7 @@ try:
     if public is not None:
         results.append(public)
     if upload is not None:
-        own = ac.read_upload(upload.name, upload.getvalue())
+        own = ac.read_upload(*upload)
         for note in own.notices:
             st.info(note)
         results.append(ac.audit_upload(own, n_perm))
@@ -87,7 +88,8 @@ else:
         st.info(f"No {mode}-mode rows: an uploaded set of single responses has no pairs.")
 
     st.subheader("Which items does length_only get right?")
-    drill_set = st.selectbox("Label set", table["label_set"].unique(maintain_order=True).to_list(), key="la_drill")
+    drill_sets = table["label_set"].unique(maintain_order=True).to_list()
+    drill_set = st.selectbox("Label set", drill_sets, key=kept("la_drill", drill_sets[0], options=drill_sets))
     drill = length_drilldown(preds, drill_set, mode)
     if drill.height:
         right = int(drill["correct"].sum())

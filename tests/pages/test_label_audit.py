@@ -124,3 +124,21 @@ def test_bad_local_copy_is_explained_and_shipped_figures_and_upload_still_work(t
     at.file_uploader(key="la_upload").upload("mine.csv", _longer_wins_csv(30), "text/csv").run()
     assert not at.exception and not at.error
     assert set(_table(at)["label_set"]) == {"mine.csv"}
+
+
+def test_sets_permutations_mode_and_upload_survive_leaving_the_page():
+    at = _open()
+    at.multiselect(key="la_sets").set_value(["LLMBar Natural"]).run()
+    at.selectbox(key="la_perm").set_value(100).run()
+    at.radio(key="la_mode").set_value("item").run()
+    at.file_uploader(key="la_upload").upload("mine.csv", _longer_wins_csv(), "text/csv").run()
+    before = _table(at)
+    assert set(before["label_set"]) == {"LLMBar Natural", "mine.csv"}
+    at.switch_page("app_pages/profiles.py").run()
+    assert not at.exception
+    at.switch_page("app_pages/label_audit.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.multiselect(key="la_sets").value == ["LLMBar Natural"]
+    assert at.selectbox(key="la_perm").value == 100
+    assert at.radio(key="la_mode").value == "item"
+    assert set(_table(at)["label_set"]) == {"LLMBar Natural", "mine.csv"}  # the upload came back too
