@@ -25,6 +25,7 @@ from cap_core.importers.label_sets import (
     public_data_dir,
     read_public_label_set,
 )
+from ui.cache.keys import path_stamp
 
 __all__ = ["QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "local_copy_status", "public_audit", "read_upload",
            "audit_upload", "published_table7"]
@@ -33,15 +34,8 @@ PUBLISHED_TABLE7 = config.published_dir() / "validity_labelset_audit.csv"
 
 
 def _stamp(*paths) -> tuple:
-    """(path, size, mtime_ns) of each file, None for a missing one: part of a cache key."""
-    out = []
-    for p in paths:
-        try:
-            st_ = p.stat()
-            out.append((str(p), st_.st_size, st_.st_mtime_ns))
-        except OSError:
-            out.append((str(p), None, None))
-    return tuple(out)
+    """The :func:`ui.cache.keys.path_stamp` of each file, with its full path: part of a cache key."""
+    return tuple((str(p), path_stamp(p)) for p in paths)
 
 
 def local_copy_status(folder: str | None) -> tuple[str | None, str | None]:
