@@ -28,10 +28,10 @@ if len(views) < 2:
     st.stop()
 
 c1, c2 = st.columns(2)
-base_default = "judgebench:all" if "judgebench:all" in views else views[0]
+base_default, stressed_first = sc.default_pair(prof, views)
 base = c1.selectbox("Base benchmark", views, key=kept("st_base", base_default, options=views))
 rest = [v for v in views if v != base]
-stressed_default = "judgebench_pro:all" if "judgebench_pro:all" in rest else rest[0]
+stressed_default = stressed_first if stressed_first in rest else rest[0]
 stressed = c2.selectbox("Stressed benchmark", rest, key=kept("st_stressed", stressed_default, options=rest))
 
 try:

@@ -221,3 +221,21 @@ def test_choices_on_stress_consistency_and_compare_survive_leaving_the_pages():
     assert at.selectbox(key="st_base").value == "judgebench:all"
     assert at.selectbox(key="st_stressed").value == "judgereva:full"
     assert chart(at, "st_heatmap")["data"][0]["z"] == heat
+
+
+def test_stress_without_published_judges_opens_on_a_pair_that_shares_judges():
+    # data/default: JudgeBench shares no judge with any other embedded benchmark, while LLMBar and
+    # its FairEval set share GPT-4/Vanilla_NoRules and others (counted from the judgments here)
+    from cap_core import load_dataset
+
+    ds = load_dataset(REPO / "data" / "default")
+    judges = {b: set(ds.judgments.filter(pl.col("benchmark") == b)["judge"]) for b in ds.benchmarks}
+    assert not any(judges["judgebench"] & j for b, j in judges.items() if b != "judgebench")
+    assert judges["llmbar"] & judges["llmbar_faireval"]
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300).run()
+    at.sidebar.toggle(key="sb_published").set_value(False).run()
+    at.switch_page("app_pages/stress.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert (at.selectbox(key="st_base").value, at.selectbox(key="st_stressed").value) == (
+        "llmbar:all", "llmbar_faireval:all")
+    assert not at.warning and len(at.get("plotly_chart")) == 2
