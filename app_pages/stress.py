@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from cap_core.analyses.stress import default_pair
 from cap_core.errors import CAPInputError
 from components.stress_heatmap import stress_heatmap, stress_mean_bars
 from ui.cache import stress as sc
@@ -28,7 +29,7 @@ if len(views) < 2:
     st.stop()
 
 c1, c2 = st.columns(2)
-base_default, stressed_first = sc.default_pair(prof, views)
+base_default, stressed_first = default_pair(prof, views)
 base = c1.selectbox("Base benchmark", views, key=kept("st_base", base_default, options=views))
 rest = [v for v in views if v != base]
 stressed_default = stressed_first if stressed_first in rest else rest[0]

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The suite never writes into a user's judging cache or run folder (.cache/ of the checkout):
+# every test process, and every subprocess it starts, gets folders of its own.
+_TMP = Path(tempfile.mkdtemp(prefix="cap-tests-"))
+os.environ["CAP_CACHE_DIR"] = str(_TMP / "judging")
+os.environ["CAP_RUNS_DIR"] = str(_TMP / "live_runs")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

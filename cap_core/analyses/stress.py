@@ -27,7 +27,7 @@ from cap_core.bootstrap import percentile_interval
 from cap_core.errors import CAPInputError
 from cap_core.profile.selection import view_cells
 
-__all__ = ["stress_deltas", "stress_intervals", "stress_summary"]
+__all__ = ["default_pair", "stress_deltas", "stress_intervals", "stress_summary"]
 
 
 def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions: list[str] | None = None,
@@ -165,3 +165,40 @@ def stress_intervals(result, base: str, stressed: str, *, level: float | None = 
     high = [None if np.isnan(x) else float(x) for x in high]
     out = deltas.with_columns(pl.Series("ci_low", low, dtype=pl.Float64), pl.Series("ci_high", high, dtype=pl.Float64))
     return out.with_columns(((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)).fill_null(False).alias("separated"))
+
+
+def default_pair(profile: pl.DataFrame, views: list[str] | None = None) -> tuple[str, str]:
+    """The (base, stressed) pair of views offered when the user names none.
+
+    JudgeBench → JudgeBench-Pro when both are present (the pair of CAP §4.3, Table 6);
+    else the first pair of views that share a judge, JudgeBench tried first as the base
+    (so the default has deltas); else the first two views.
+
+    Parameters
+    ----------
+    profile : polars.DataFrame
+        A profile frame (at least ``judge``, ``benchmark``, ``subset``).
+    views : list of str, optional
+        Candidate ``"benchmark:subset"`` views (default: every view of ``profile``).
+
+    Raises
+    ------
+    CAPInputError
+        Fewer than two views.
+    """
+    if views is None:
+        pairs = profile.select("benchmark", "subset").unique().sort("benchmark", "subset").iter_rows()
+        views = [f"{b}:{s}" for b, s in pairs]
+    views = list(views)
+    if len(views) < 2:
+        raise CAPInputError("stress needs two benchmarks", argument="profile", expected="at least two views",
+                            got=", ".join(views) or "none", fix="load more benchmarks or include the published ones")
+    if {"judgebench:all", "judgebench_pro:all"} <= set(views):
+        return "judgebench:all", "judgebench_pro:all"
+    judges = {f"{b}:{s}": set(j) for b, s, j in
+              profile.group_by("benchmark", "subset").agg(pl.col("judge").unique()).iter_rows()}
+    for base in sorted(views, key=lambda v: v != "judgebench:all"):
+        partner = next((v for v in views if v != base and judges.get(v, set()) & judges.get(base, set())), None)
+        if partner is not None:
+            return base, partner
+    return views[0], views[1]

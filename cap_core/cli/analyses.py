@@ -60,8 +60,9 @@ def register(subparsers) -> None:
     sp.add_argument("--exact", action="store_true", help="exact permutation p-values for n <= 9")
     st = subparsers.add_parser("stress", help="stress degradation between two benchmarks")
     _source_args(st, data=True)
-    st.add_argument("--base", default="judgebench")
-    st.add_argument("--stressed", default="judgebench_pro")
+    st.add_argument("--base", help="base view BENCHMARK[:SUBSET] (default: JudgeBench when JudgeBench-Pro is "
+                    "present, else the first pair of views that share a judge)")
+    st.add_argument("--stressed", help="stressed view BENCHMARK[:SUBSET] (default: see --base)")
     st.add_argument("--summary-out", type=Path, help="per-judge means and dominant channels")
     ds = subparsers.add_parser("distance", help="within- and cross-family L1 profile distances")
     _source_args(ds)
@@ -151,21 +152,36 @@ def _spearman(args) -> str:
 def _stress(args) -> str:
     from cap_core.analyses.stress import stress_deltas, stress_summary
 
+    from cap_core.analyses.stress import default_pair
+    from cap_core.errors import CAPInputError
+
+    if (args.base is None) != (args.stressed is None):
+        raise CAPInputError("--base and --stressed go together", argument="--base/--stressed",
+                            got=args.base or args.stressed, fix="name both views, or neither for the default pair")
     if getattr(args, "data", None) is not None:
         from cap_core.analyses.stress import stress_intervals
         from cap_core.dataset import load_dataset
         from cap_core.profile.conditions import compute_profile
 
-        res = compute_profile(load_dataset(args.data), n_resamples=args.bootstrap, seed=args.seed,
+        ds = load_dataset(args.data)
+        if args.base is None:  # the default pair needs only who judged which benchmark
+            import polars as pl
+
+            who = ds.judgments.select("judge", "benchmark").unique().with_columns(subset=pl.lit("all"))
+            args.base, args.stressed = default_pair(who)
+        res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed,
                               benchmarks=[args.base.split(":")[0], args.stressed.split(":")[0]])
         d = stress_intervals(res, args.base, args.stressed)
     else:
-        d = stress_deltas(_profile(args), args.base, args.stressed, sources=args.source)
+        prof = _profile(args)
+        if args.base is None:
+            args.base, args.stressed = default_pair(prof)
+        d = stress_deltas(prof, args.base, args.stressed, sources=args.source)
     _write(d, args.out)
     if args.summary_out:
         per_judge, _ = stress_summary(d)
         _write(per_judge, args.summary_out)
-    return f"wrote {d.height} stress deltas to {args.out}"
+    return f"wrote {d.height} stress deltas ({args.base} -> {args.stressed}) to {args.out}"
 
 
 def _distance(args) -> str:

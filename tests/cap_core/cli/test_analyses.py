@@ -73,3 +73,31 @@ def test_duplicate_cells_fix_works_as_written(tmp_path: Path, capsys):
 
 def test_bad_input_exits_2(tmp_path: Path, capsys):
     assert main(["stress", "--profile", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "y.csv")]) == 2
+
+
+def test_stress_data_without_views_takes_a_pair_that_shares_judges(tmp_path: Path, default_data_dir: Path):
+    # JudgeBench-Pro is not in the embedded data; LLMBar and its FairEval set share the Vanilla_NoRules
+    # judges. C7 strict by hand: an item counts when its A/B and its B/A verdicts both equal gold.
+    out = tmp_path / "d.csv"
+    assert main(["stress", "--data", str(default_data_dir), "--bootstrap", "200", "--out", str(out)]) == 0
+    d = pl.read_csv(out).filter((pl.col("judge") == "GPT-4/Vanilla_NoRules") & (pl.col("condition") == "C7"))
+    j = pl.read_parquet(default_data_dir / "judgments.parquet")
+    items = pl.read_parquet(default_data_dir / "items.parquet")
+
+    def strict(bench: str) -> float:
+        rows = (j.filter((pl.col("benchmark") == bench) & (pl.col("judge") == "GPT-4/Vanilla_NoRules"))
+                .join(items.filter(pl.col("benchmark") == bench).select("item_id", "gold"), on="item_id"))
+        ok = {}
+        for r in rows.iter_rows(named=True):
+            ok.setdefault(r["item_id"], []).append(r["verdict"] == r["gold"])
+        n_items = items.filter(pl.col("benchmark") == bench).height
+        return 100 * sum(all(v) and len(v) == 2 for v in ok.values()) / n_items
+
+    assert d["base_value"][0] == pytest.approx(strict("llmbar"))
+    assert d["stressed_value"][0] == pytest.approx(strict("llmbar_faireval"))
+    assert d["delta"][0] == pytest.approx(strict("llmbar") - strict("llmbar_faireval"))
+
+
+def test_stress_base_without_stressed_is_refused(tmp_path: Path, capsys):
+    assert main(["stress", "--published", "--base", "judgebench", "--out", str(tmp_path / "d.csv")]) == 2
+    assert "--base and --stressed go together" in capsys.readouterr().err
