@@ -69,6 +69,7 @@ import polars as pl
 from cap_core.errors import CAPInputError
 
 __all__ = [
+    "suggest_name",
     "CONDITIONS",
     "CONDITION_IDS",
     "CONTENT_FAILURE_TYPES",
@@ -249,7 +250,7 @@ def _rows(n: int) -> str:
     return f"{n} row" if n == 1 else f"{n} rows"
 
 
-def _suggest(name: str, allowed: Iterable[str]) -> str | None:
+def suggest_name(name: str, allowed: Iterable[str]) -> str | None:
     """The allowed name closest to ``name`` (``difflib.get_close_matches``, case-insensitive), if any."""
     allowed = list(allowed)
     match = difflib.get_close_matches(str(name).lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
@@ -321,7 +322,7 @@ def _check_columns(
         unknown = [c for c in present if c not in schema]
         guess = None
         for c in unknown:
-            if _suggest(c, [col]):
+            if suggest_name(c, [col]):
                 guess = c
                 break
         fix = (
@@ -513,7 +514,7 @@ def _check_variants(df: pl.DataFrame, known: tuple[str, ...], file: str | None) 
     bad = df.filter(~pl.col("variant").is_in(list(known)))
     if bad.height:
         row, got = _first(bad, "variant")
-        near = _suggest(got, known)
+        near = suggest_name(got, known)
         hint = f"did you mean {near!r}? " if near else ""
         raise CAPInputError(
             f"unknown variant in the items table ({_rows(bad.height)})",
@@ -748,7 +749,7 @@ def validate_declarations(
     bad = df.filter(pl.col("selector").is_not_null() & ~pl.col("selector").is_in(list(SELECTORS)))
     if bad.height:
         row, got = _first(bad, "selector")
-        near = _suggest(got, SELECTORS)
+        near = suggest_name(got, SELECTORS)
         raise CAPInputError(
             "declaration selector names a column the items table does not have",
             file=file,

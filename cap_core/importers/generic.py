@@ -16,6 +16,7 @@ from cap_core.schema import (
     JUDGMENTS_REQUIRED,
     JUDGMENTS_SCHEMA,
     declared_variants,
+    suggest_name,
     validate_declarations,
     validate_items,
     validate_judgments,
@@ -84,6 +85,15 @@ def _split_joined(frame: pl.DataFrame, name: str) -> tuple[pl.DataFrame, list[in
     the items check names the row of the file, not the item's position among the items.
     """
     lacking = [c for c in JUDGMENTS_REQUIRED if c not in frame.columns]
+    known = set(ITEMS_SCHEMA) | set(JUDGMENTS_SCHEMA)
+    for want in lacking:  # a misspelled column says so before the two-layout explanation
+        near = suggest_name(want, [c for c in frame.columns if c not in known])
+        if near is not None:
+            raise CAPInputError(
+                f"{name} lacks the column {want!r}; its column {near!r} looks like a misspelling of it",
+                file=name, row=0, column=near, expected=f"a column named {want!r}", got=near,
+                fix=f"rename the column {near!r} to {want!r}",
+            )
     if lacking:
         raise CAPInputError(
             "a single file must hold judgments with their item columns joined, or upload a judgments "

@@ -295,3 +295,10 @@ def test_dashboard_upload_shows_the_importer_message():
                                                   "text/csv").run()
     assert not at.exception
     assert "';'" in at.error[0].value and "all.csv" in at.error[0].value
+
+
+def test_a_misspelled_column_of_a_joined_file_is_named_with_its_fix(tmp_path):
+    f = _write(tmp_path, "joined.csv", "judge,benchmark,item_id,ordr,verdict,gold\nj,b,q1,AB,A,A\n")
+    with pytest.raises(CAPInputError, match=r"'ordr' looks like a misspelling of it.*row 0, column 'ordr'.*"
+                                            r"Fix: rename the column 'ordr' to 'order'"):
+        import_table(f)
