@@ -168,9 +168,13 @@ def _retry_after(exc: Exception) -> float | None:
             continue
         try:
             return max(0.0, float(value))
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(value)
-            return max(0.0, when.timestamp() - time.time()) if when else None
+        except (TypeError, ValueError):
+            pass
+        try:  # an HTTP date; anything else is ignored and the backoff schedule applies
+            when = email.utils.parsedate_to_datetime(str(value))
+        except (TypeError, ValueError, IndexError):
+            return None
+        return max(0.0, when.timestamp() - time.time()) if when else None
     return None
 
 

@@ -4,6 +4,7 @@ Behaviour is chosen by a scenario word in the prompt (``SCENARIO:<name>``):
 
 ``ok`` (default)  JSON verdict for the answer that contains ``GOOD``
 ``ratelimit``     first hit: 429 with ``Retry-After: 1``
+``badretry``      first hit: 429 with a malformed ``Retry-After: soon``
 ``error500``      first two hits: 500
 ``slow``          first hit sleeps ``slow_s`` seconds (client times out), then ok
 ``badbody``       first hit: 200 with a body that is not JSON
@@ -91,6 +92,9 @@ class OpenAIServer:
         status, headers, payload, sleep = 200, {}, None, self.delay_s
         if scen == "ratelimit" and n == 1:
             status, headers = 429, {"Retry-After": "1"}
+            payload = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
+        elif scen == "badretry" and n == 1:
+            status, headers = 429, {"Retry-After": "soon"}
             payload = b'{"error": {"message": "rate limited", "type": "rate_limit"}}'
         elif scen == "error500" and n <= 2:
             status, payload = 500, b'{"error": {"message": "internal", "type": "server_error"}}'

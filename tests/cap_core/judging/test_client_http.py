@@ -213,3 +213,12 @@ def test_an_empty_reply_is_a_failure_and_never_cached(server, fake_key, tmp_path
     again = run_judging(items, spec(server, orders=("AB",), concurrency=1), cache_dir=tmp_path / "c",
                         out_dir=tmp_path / "o2")
     assert again.stats["cache_hits"] == 1 and again.stats["requests"] == 1 and server.count() == 3
+
+
+def test_a_malformed_retry_after_falls_back_to_the_backoff(server, fake_key, tmp_path):
+    # "soon" is neither seconds nor an HTTP date: the call is retried on the backoff schedule
+    items = make_items(["badretry"])
+    res = run_judging(items, spec(server, orders=("AB",)), cache_dir=tmp_path / "c", out_dir=tmp_path / "o")
+    row = res.calls.row(0, named=True)
+    assert row["status"] == "ok" and row["retries"] == 1
+    assert server.count(429) == 1 and server.count() == 2
