@@ -94,6 +94,12 @@ class RunSpec:
         if bad:
             raise CAPInputError("unknown order", argument="orders", expected="AB and/or BA", got=bad[0],
                                 fix="e.g. --orders AB,BA")
+        for name, values, example in (("judges", self.judges, "--model local/longer --model local/first"),
+                                      ("orders", self.orders, "--orders AB,BA")):
+            twice = [v for i, v in enumerate(values) if v in values[:i]]
+            if twice:
+                raise CAPInputError(f"{twice[0]!r} is named twice", argument=name, expected=f"distinct {name}",
+                                    got=list(values), fix=f"name each once, e.g. {example}")
         t = self.temperature
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
             raise CAPInputError("temperature out of range", argument="temperature", expected="0 to 2 (0 = "

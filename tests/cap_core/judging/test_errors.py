@@ -74,6 +74,8 @@ def test_items_sources(tmp_path):
     ({"concurrency": 0}, r"concurrency must be an integer from 1 to 64 \[argument `concurrency`\]"),
     ({"budget_calls": -1}, r"call budget must be a non-negative integer \[argument `budget_calls`\]"),
     ({"budget_usd": -1.0}, r"dollar budget must be a non-negative number \[argument `budget_usd`\]"),
+    ({"judges": ["local/first", "local/first"]}, r"'local/first' is named twice \[argument `judges`\]"),
+    ({"orders": ("AB", "AB")}, r"'AB' is named twice \[argument `orders`\]: expected distinct orders"),
 ])
 def test_run_spec(kw, pattern):
     spec = RunSpec(**dict({"judges": ["local/first"]}, **kw))
