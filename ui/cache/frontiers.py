@@ -18,7 +18,7 @@ from cap_core.errors import CAPInputError
 from cap_core.validity.frontier import point_at, quadrant, sweep
 from cap_core.validity.public_gradings import REAL_GRADINGS
 from cap_core.validity.sr import validate_grades
-from ui.cache.keys import content_key
+from ui.cache.keys import content_key, path_stamp
 
 N_RESAMPLES = config.N_RESAMPLES
 SEED = config.SEED
@@ -43,7 +43,7 @@ class Graded:
 
 
 @st.cache_data(max_entries=1, show_spinner="Mapping the graded public data onto (S, R)…")
-def real_data() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
+def _real_data(stamp: tuple) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
     """JudgeBench rubric + LLMBar Rating: (grades, sweep, gradings, notices)."""
     from cap_core.validity.public_gradings import gradings_to_grades
 
@@ -51,6 +51,12 @@ def real_data() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
     grades, notices = gradings_to_grades(gradings)
     grades = validate_grades(grades, file=REAL_GRADINGS.name)
     return grades, sweep(grades), gradings, notices
+
+
+def real_data() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
+    """JudgeBench rubric + LLMBar Rating: (grades, sweep, gradings, notices); cached, keyed by the stamps of the
+    files it reads, so a rebuild of data/ reaches the page without a restart."""
+    return _real_data(path_stamp(REAL_GRADINGS))
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the graded probe table…")
@@ -112,7 +118,7 @@ def instrument_of_grades(key: str, _grades: pl.DataFrame) -> pl.DataFrame:
 
 
 @st.cache_data(max_entries=1)
-def published() -> tuple[pl.DataFrame, pl.DataFrame]:
+def _published(stamp: tuple) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Validity Tables 5 and 6 as shipped in data/published."""
     from cap_core.validity.report import (
         load_published_interventions,
@@ -122,8 +128,14 @@ def published() -> tuple[pl.DataFrame, pl.DataFrame]:
     return load_published_judges(), load_published_interventions()
 
 
+def published() -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Validity Tables 5 and 6 as shipped; cached, keyed by the stamps of the
+    files it reads, so a rebuild of data/ reaches the page without a restart."""
+    return _published(path_stamp(config.published_dir()))
+
+
 @st.cache_data(max_entries=1)
-def probe_set() -> tuple[pl.DataFrame, str]:
+def _probe_set(stamp: tuple) -> tuple[pl.DataFrame, str]:
     """The built-in probe set: (rejection summary per slot, one sentence of counts)."""
     from cap_core.validity.probes.generate import rejection_summary
 
@@ -133,6 +145,12 @@ def probe_set() -> tuple[pl.DataFrame, str]:
             f"{int((verified['status'] == 'kept').sum())} of {verified.height} rule-generated probes pass the "
             "verifier.")
     return rejection_summary(verified), text
+
+
+def probe_set() -> tuple[pl.DataFrame, str]:
+    """The built-in probe set: (rejection summary per slot, counts); cached, keyed by the stamps of the
+    files it reads, so a rebuild of data/ reaches the page without a restart."""
+    return _probe_set(path_stamp(REAL_GRADINGS.parent))
 
 
 def selected_points(sw: pl.DataFrame, taus: dict[str, float]) -> pl.DataFrame:

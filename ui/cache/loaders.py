@@ -79,19 +79,31 @@ def coverage(fingerprint: str, _ds: Dataset) -> pl.DataFrame:
 
 
 @st.cache_data(max_entries=1)
-def published_profiles() -> pl.DataFrame:
+def _published_profiles(stamp: tuple) -> pl.DataFrame:
     """Published CAP profiles (percent) shipped in data/published."""
     from cap_core.profile.published import load_published_profiles
 
     return load_published_profiles()
 
 
+def published_profiles() -> pl.DataFrame:
+    """Published CAP profiles (percent); cached, keyed by the stamps of the
+    files it reads, so a rebuild of data/ reaches the page without a restart."""
+    return _published_profiles(path_stamp(config.published_dir()))
+
+
 @st.cache_data(max_entries=1)
-def published_coverage() -> pl.DataFrame:
+def _published_coverage(stamp: tuple) -> pl.DataFrame:
     """Published CAP Table 2 coverage matrix."""
     from cap_core.profile.published import load_published_coverage
 
     return load_published_coverage()
+
+
+def published_coverage() -> pl.DataFrame:
+    """Published CAP Table 2 coverage matrix; cached, keyed by the stamps of the
+    files it reads, so a rebuild of data/ reaches the page without a restart."""
+    return _published_coverage(path_stamp(config.published_dir()))
 
 
 @st.cache_data(max_entries=64)
@@ -103,8 +115,15 @@ def weighted(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_
     return weighted_scores(_rows, _reps, dict(weights), seed=SEED)
 
 
-@st.cache_data(max_entries=8, show_spinner="Assembling profiles…")
 def combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool) -> pl.DataFrame:
+    """:func:`_combined_profiles`, keyed also by the stamps of the published tables."""
+    return _combined_profiles(fingerprint, _ds, include_published,
+                              path_stamp(config.published_dir()) if include_published else ())
+
+
+@st.cache_data(max_entries=8, show_spinner="Assembling profiles…")
+def _combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool,
+                       published_stamp: tuple) -> pl.DataFrame:
     """Computed profiles of every benchmark of the dataset (reusing :func:`profile`), plus the
     published CAP tables when ``include_published``."""
     from cap_core.profile.combine import combine_profiles
