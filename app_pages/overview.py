@@ -1,10 +1,8 @@
 """Overview: what is loaded, counts per benchmark, and notices about the data."""
 
-import polars as pl
 import streamlit as st
 
-from components.labels import LABEL_WIDTH
-from components.tables import dataset_summary
+from ui.cache import loaders
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -19,16 +17,13 @@ if sel.ds is None:
 else:
     st.subheader("Loaded data")
     st.write(f"Source: **{sel.source}** · fingerprint `{sel.fingerprint}`")
-    summary = dataset_summary(sel.ds.items, sel.ds.judgments)
+    summary, judges = loaders.overview_tables(sel.fingerprint, sel.ds)
     st.dataframe(summary, hide_index=True, width="stretch", key="ov_summary")
     st.caption(
         "items: pairwise items (variants count separately); base_items: bootstrap units; "
         "verdicts: judgments (one per judge, item and order); ties / unparsed: verdicts of that kind."
     )
-    j = pl.col("judge")
-    cut = pl.when(j.str.len_chars() > LABEL_WIDTH).then(j.str.slice(0, LABEL_WIDTH - 1) + "…").otherwise(j)
-    judges = sel.ds.judgments.group_by("benchmark").agg(cut.unique().sort().str.join(", ").alias("judges"))
-    st.dataframe(judges.sort("benchmark"), hide_index=True, width="stretch", key="ov_judges")
+    st.dataframe(judges, hide_index=True, width="stretch", key="ov_judges")
     notes = sel.ds.notices
     if notes:
         with st.expander(f"Notes on reading the data ({len(notes)})", expanded=False):

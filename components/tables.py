@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from cap_core.schema import CONDITION_IDS, CONDITIONS
+from cap_core.verdicts import verdict_flags
 
 __all__ = ["dataset_summary", "profile_table", "scores_table"]
 
@@ -27,11 +28,12 @@ def dataset_summary(items: pl.DataFrame, judgments: pl.DataFrame) -> pl.DataFram
         pl.len().cast(pl.Int64).alias("items"),
         pl.col("base_item_id").n_unique().cast(pl.Int64).alias("base_items"),
     )
-    ju = judgments.group_by("benchmark").agg(
+    flags = judgments.select("benchmark", "judge", *verdict_flags("verdict", pl.lit(None, pl.String)))
+    ju = flags.group_by("benchmark").agg(  # tie / unparsed by the one rule of cap_core.verdicts
         pl.col("judge").n_unique().cast(pl.Int64).alias("judges"),
         pl.len().cast(pl.Int64).alias("verdicts"),
-        (pl.col("verdict") == "tie").sum().cast(pl.Int64).alias("ties"),
-        (pl.col("verdict") == "unparsed").sum().cast(pl.Int64).alias("unparsed"),
+        pl.col("tie").sum().cast(pl.Int64).alias("ties"),
+        pl.col("unparsed").sum().cast(pl.Int64).alias("unparsed"),
     )
     out = it.join(ju, on="benchmark", how="left").with_columns(
         pl.col("judges", "verdicts", "ties", "unparsed").fill_null(0)
