@@ -51,7 +51,10 @@ def load_prices(path: str | Path | None = None) -> pl.DataFrame:
     p = Path(path) if path is not None else PRICE_TABLE
     if not p.is_file():
         raise CAPInputError("price table not found", file=str(p), fix="pass a CSV like cap_core/cascades/price_table.csv")
-    df = pl.read_csv(p, infer_schema_length=0)
+    from cap_core.io import read_table
+
+    df, _ = read_table(p, kind="price table")  # bad bytes, encodings, quoting: one reader, one message
+    df = df.with_columns(pl.col(c).cast(pl.String) for c in df.columns)
     for col, dtype in _COLS.items():
         if col not in df.columns:
             raise CAPInputError("price table lacks a column", file=str(p), column=col,
@@ -63,8 +66,21 @@ def load_prices(path: str | Path | None = None) -> pl.DataFrame:
                                 expected=str(dtype), fix="write plain numbers (dollars per 1M tokens)") from None
     bad = df.with_row_index("r").filter(~pl.col("billing").is_in(["per_order", "per_item"]))
     if bad.height:
-        raise CAPInputError("unknown billing", file=str(p), row=int(bad["r"][0]) + 2, column="billing",
+        raise CAPInputError("unknown billing", file=str(p), row=int(bad["r"][0]) + 1, column="billing",
                             expected="per_order or per_item", got=bad["billing"][0])
+    for col in ("input_usd_per_1m", "output_usd_per_1m", "prompt_overhead_tokens", "extra_output_tokens"):
+        wrong = df.with_row_index("r").filter(~(pl.col(col).is_finite() & (pl.col(col) >= 0)).fill_null(True))
+        if wrong.height:
+            raise CAPInputError("price table value out of range", file=str(p), row=int(wrong["r"][0]) + 1,
+                                column=col, expected="a finite number >= 0", got=wrong[col][0],
+                                fix="write dollars per 1M tokens (or token counts) as plain non-negative numbers")
+    for i, pattern in enumerate(df["pattern"].to_list()):
+        try:
+            re.compile(pattern or "")
+        except re.error as err:
+            raise CAPInputError("price table pattern is not a regular expression", file=str(p), row=i + 1,
+                                column="pattern", got=pattern, expected=f"a Python regular expression ({err})",
+                                fix="escape special characters, e.g. gpt-4o\\(mini\\) or write a plain name")
     return df.select(list(_COLS))
 
 

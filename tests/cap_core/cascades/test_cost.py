@@ -72,3 +72,29 @@ def test_default_data_estimates_from_lengths_and_says_so(default_data_dir):
     assert summary["basis"].to_list() == ["lengths", "lengths"]
     (note,) = cost_notices(summary)
     assert "response lengths only" in note and "question" in note
+
+
+def _price_file(tmp_path, replace: tuple[str, str] | None = None, data: bytes | None = None):
+    from cap_core.cascades.cost import PRICE_TABLE
+
+    f = tmp_path / "prices.csv"
+    if data is not None:
+        f.write_bytes(data)
+    else:
+        head, first = PRICE_TABLE.read_text().splitlines()[:2]
+        f.write_text(head + "\n" + first.replace(*replace) + "\n")
+    return f
+
+
+def test_bad_price_tables_are_refused_with_file_row_and_column(tmp_path):
+    from cap_core.cascades.cost import load_prices
+    from cap_core.errors import CAPInputError
+
+    with pytest.raises(CAPInputError, match=r"not a text table"):
+        load_prices(_price_file(tmp_path, data=b"\x00\x01\x02junk\xff"))
+    with pytest.raises(CAPInputError, match=r"out of range \[file .*prices.csv, row 1, column 'input_usd_per_1m'\]"):
+        load_prices(_price_file(tmp_path, ("o1-mini,o1-mini,3.00,", "o1-mini,o1-mini,-3.00,")))
+    with pytest.raises(CAPInputError, match=r"out of range .*column 'input_usd_per_1m'\].*got nan"):
+        load_prices(_price_file(tmp_path, ("o1-mini,o1-mini,3.00,", "o1-mini,o1-mini,nan,")))
+    with pytest.raises(CAPInputError, match=r"not a regular expression \[file .*prices.csv, row 1, column 'pattern'\]"):
+        load_prices(_price_file(tmp_path, ("o1-mini,o1-mini,", "o1-mini(,o1-mini,")))
