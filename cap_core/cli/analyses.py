@@ -33,6 +33,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cap_core.cli.options import SEED
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "VERBS"]
@@ -45,7 +46,7 @@ def _source_args(p: argparse.ArgumentParser, data: bool = False) -> None:
     if data:
         g.add_argument("--data", type=Path, help="dataset directory: per-item data, so δ gets a bootstrap CI")
         p.add_argument("--bootstrap", type=int, default=1000, help="resamples with --data (default 1000)")
-        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--source", action="append", help="keep only rows of this source (repeatable)")
     p.add_argument("--out", type=Path, required=True)
 
@@ -74,7 +75,7 @@ def register(subparsers) -> None:
     co.add_argument("--benchmark", required=True)
     co.add_argument("--judge", action="append")
     co.add_argument("--bootstrap", type=int, default=1000)
-    co.add_argument("--seed", type=int, default=0)
+    co.add_argument("--seed", type=SEED, default=0)
     co.add_argument("--out", type=Path, required=True)
     cp = subparsers.add_parser("compare", help="paired comparison of two judges")
     cp.add_argument("--data", type=Path, required=True)
@@ -82,7 +83,7 @@ def register(subparsers) -> None:
     cp.add_argument("--judge-a", required=True)
     cp.add_argument("--judge-b", required=True)
     cp.add_argument("--bootstrap", type=int, default=1000)
-    cp.add_argument("--seed", type=int, default=0)
+    cp.add_argument("--seed", type=SEED, default=0)
     cp.add_argument("--margin", type=float, default=5.0, help="parity margin in points")
     cp.add_argument("--out", type=Path, required=True)
     qc = subparsers.add_parser("qc", help="QC sensitivity: profile change without flagged items")
@@ -91,7 +92,7 @@ def register(subparsers) -> None:
     qc.add_argument("--benchmark", action="append")
     qc.add_argument("--judge", action="append")
     qc.add_argument("--bootstrap", type=int, default=200)
-    qc.add_argument("--seed", type=int, default=0)
+    qc.add_argument("--seed", type=SEED, default=0)
     qc.add_argument("--out", type=Path, required=True)
     hd = subparsers.add_parser("hard", help="profiles on the hard-empirical subset")
     hd.add_argument("--data", type=Path, required=True)
@@ -99,7 +100,7 @@ def register(subparsers) -> None:
     hd.add_argument("--selector", action="append", required=True, help="judge whose A/B errors select items")
     hd.add_argument("--judge", action="append", help="judges to profile (default all)")
     hd.add_argument("--bootstrap", type=int, default=1000)
-    hd.add_argument("--seed", type=int, default=0)
+    hd.add_argument("--seed", type=SEED, default=0)
     hd.add_argument("--out", type=Path, required=True)
     rb = subparsers.add_parser("robustness", help="strict vs pure consistency; C8 conditional vs unconditional")
     _source_args(rb)
@@ -150,9 +151,7 @@ def _spearman(args) -> str:
 
 
 def _stress(args) -> str:
-    from cap_core.analyses.stress import stress_deltas, stress_summary
-
-    from cap_core.analyses.stress import default_pair
+    from cap_core.analyses.stress import default_pair, stress_deltas, stress_summary
     from cap_core.errors import CAPInputError
 
     if (args.base is None) != (args.stressed is None):

@@ -17,8 +17,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cap_core.cli.options import SEED
+
 __all__ = ["register"]
 
+
+#: largest --permutations (each permutation refits every predictor on every fold)
+MAX_PERMUTATIONS = 100_000
 
 #: smallest --permutations for which a row can clear its null at 0.05 (cap_core.audit.surface: p <= alpha with
 #: p = (1 + k) / (1 + n); the smallest p, 1 / (1 + n), is <= 0.05 only when n >= 19).
@@ -36,7 +41,7 @@ def register(sub) -> None:
     p.add_argument("--out", type=Path, required=True, help="CSV file to write")
     p.add_argument("--permutations", type=int, default=100,
                    help=f"label permutations for the null (default 100; at least {MIN_PERMUTATIONS})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--folds", type=int, default=5, help="group-aware cross-validation folds (default 5)")
     p.add_argument("--public-data", "--shared", dest="public_data", type=Path,
                    help="your local copy of the public data (the folder holding llmbar/, pandalm/, ... or its "
@@ -83,6 +88,10 @@ def _audit(args: argparse.Namespace) -> str:
                             expected=f"an integer >= {MIN_PERMUTATIONS} (p = (1 + k) / (1 + n) can reach 0.05 "
                             "only when n >= 19)", got=args.permutations,
                             fix="use --permutations 100 (the default) or more")
+    if args.permutations > MAX_PERMUTATIONS:
+        raise CAPInputError("too many label permutations", argument="--permutations",
+                            expected=f"at most {MAX_PERMUTATIONS:,} (each refits three predictors; 100 already "
+                            "resolves p = 0.01)", got=args.permutations, fix="use --permutations 100 (the default)")
 
     names: list[str] = []
     for lab in args.labels:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import polars as pl
 
+from cap_core.cli.options import SEED, int_between
+
 __all__ = ["register"]
 
 
@@ -40,16 +42,16 @@ def register(sub) -> None:
     c.add_argument("--cheap", required=True, help="cheap judge (needs confidence or scores)")
     c.add_argument("--fallback", action="append", required=True, help="fallback judge (repeatable)")
     c.add_argument("--method", default="auto", help="confidence: auto, recorded, margin, decisive")
-    c.add_argument("--splits", type=int, default=50, help="seeded half splits for cross-fitting")
+    c.add_argument("--splits", type=int_between(1, 10_000), default=50, help="seeded half splits for cross-fitting")
     c.add_argument("--bootstrap", type=int, default=1000)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=SEED, default=0)
     c.add_argument("--prices", type=Path, help="price table CSV (default cap_core/cascades/price_table.csv)")
     c.set_defaults(handler=_cascade)
     j = sub.add_parser("jury", help="majority jury vs the most accurate single judge")
     _common(j)
     j.add_argument("--judge", action="append", required=True, help="juror (repeat, at least 3)")
     j.add_argument("--bootstrap", type=int, default=1000)
-    j.add_argument("--seed", type=int, default=0)
+    j.add_argument("--seed", type=SEED, default=0)
     j.set_defaults(handler=_jury)
     a = sub.add_parser("agreement", help="judge-judge and judge-label agreement (exact, kappa)")
     _common(a)

@@ -33,6 +33,7 @@ import os
 import sys
 from pathlib import Path
 
+from cap_core.cli.options import SEED
 from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
@@ -82,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable)")
     pr.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
     pr.add_argument("--bootstrap", type=int, default=1000, help="number of resamples (default 1000)")
-    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--seed", type=SEED, default=0)
     pr.add_argument("--level", type=float, default=0.95)
     pr.add_argument("--by-subset", action="store_true", help="also profile each native subset")
     pr.add_argument("--out", type=Path, required=True)
@@ -166,9 +167,8 @@ def _coverage(args: argparse.Namespace) -> str:
 
 
 def _build_default(args: argparse.Namespace) -> str:
-    from cap_core.importers.default_data import build_default
-
     from cap_core import config
+    from cap_core.importers.default_data import build_default
 
     build_default(args.shared, args.out, audit=not args.no_audit)
     return f"rebuilt the embedded data under {args.out or config.data_dir()}"

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cap_core.cli.options import SEED
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -86,7 +87,7 @@ def register(sub) -> None:
     va.add_argument("--slots", type=Path, help="also write R / flip rate per slot at the matched threshold")
     va.add_argument("--min-s", type=float, default=0.90, help="invariance floor (proportion)")
     va.add_argument("--bootstrap", type=int, default=1000)
-    va.add_argument("--seed", type=int, default=0)
+    va.add_argument("--seed", type=SEED, default=0)
     va.set_defaults(handler=_validity)
 
 

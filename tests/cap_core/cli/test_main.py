@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -208,3 +209,22 @@ def test_an_output_path_the_system_refuses_exits_2(tmp_path):
                    "--out", str(blocker / "run"), "--limit", "1")
     line = _one_line_exit_2(res)
     assert str(blocker / "run") in line and "Not a directory" in line
+
+
+@pytest.mark.parametrize("argv,pattern", [
+    (["cascade", "--data", "data/default", "--benchmark", "judgebench", "--cheap", "x", "--fallback", "y",
+      "--seed", "-3", "--out", "o.csv"], r"argument --seed: expected an integer from 0 to 4,294,967,295, got -3"),
+    (["cascade", "--data", "data/default", "--benchmark", "judgebench", "--cheap", "x", "--fallback", "y",
+      "--splits", "1000000000", "--out", "o.csv"], r"argument --splits: expected an integer from 1 to 10,000"),
+    (["audit", "--labels", "x.csv", "--permutations", "100000000", "--out", "o.csv"],
+     r"too many label permutations \[argument `--permutations`\]: expected at most 100,000"),
+    (["audit", "--labels", "x.csv", "--seed", "4294967296", "--out", "o.csv"], r"argument --seed: expected an integer"),
+])
+def test_counts_and_seeds_are_bounded_by_the_parser(argv, pattern, capsys):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "cap_core", *argv], capture_output=True, text=True)
+    assert r.returncode == 2
+    err = r.stderr
+    assert re.search(pattern, err) and err.count("\n") == 1
