@@ -31,9 +31,11 @@ def test_an_edited_published_profile_reaches_the_profiles(tmp_path, monkeypatch)
 
     folder = tmp_path / "published"
     shutil.copytree(REPO / "data" / "published", folder)
-    monkeypatch.setattr(pub, "PUBLISHED_DIR", folder)
-    monkeypatch.setenv("CAP_DATA_DIR", str(tmp_path))
+    from cap_core import config
     from ui.cache import loaders
+
+    monkeypatch.setattr(pub, "PUBLISHED_DIR", folder)
+    monkeypatch.setattr(config, "published_dir", lambda: folder)  # not CAP_DATA_DIR: modules read it at import
 
     before = loaders.published_profiles()
     f = folder / "cap_profiles.csv"

@@ -79,31 +79,23 @@ def coverage(fingerprint: str, _ds: Dataset) -> pl.DataFrame:
 
 
 @st.cache_data(max_entries=1)
-def _published_profiles(stamp: tuple) -> pl.DataFrame:
-    """Published CAP profiles (percent) shipped in data/published."""
-    from cap_core.profile.published import load_published_profiles
+def _published(stamp: tuple) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The published CAP profiles (percent) and the Table 2 coverage matrix, read once per
+    ``stamp`` (the files of data/published)."""
+    from cap_core.profile.published import load_published_coverage, load_published_profiles
 
-    return load_published_profiles()
+    return load_published_profiles(), load_published_coverage()
 
 
 def published_profiles() -> pl.DataFrame:
-    """Published CAP profiles (percent); cached, keyed by the stamps of the
-    files it reads, so a rebuild of data/ reaches the page without a restart."""
-    return _published_profiles(path_stamp(config.published_dir()))
-
-
-@st.cache_data(max_entries=1)
-def _published_coverage(stamp: tuple) -> pl.DataFrame:
-    """Published CAP Table 2 coverage matrix."""
-    from cap_core.profile.published import load_published_coverage
-
-    return load_published_coverage()
+    """Published CAP profiles (percent); keyed by the stamps of data/published, so a rebuild
+    of data/ reaches the page without a restart."""
+    return _published(path_stamp(config.published_dir()))[0]
 
 
 def published_coverage() -> pl.DataFrame:
-    """Published CAP Table 2 coverage matrix; cached, keyed by the stamps of the
-    files it reads, so a rebuild of data/ reaches the page without a restart."""
-    return _published_coverage(path_stamp(config.published_dir()))
+    """Published CAP Table 2 coverage matrix; keyed like :func:`published_profiles`."""
+    return _published(path_stamp(config.published_dir()))[1]
 
 
 @st.cache_data(max_entries=64)
