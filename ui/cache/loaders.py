@@ -82,7 +82,10 @@ def coverage(fingerprint: str, _ds: Dataset) -> pl.DataFrame:
 def _published(stamp: tuple) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The published CAP profiles (percent) and the Table 2 coverage matrix, read once per
     ``stamp`` (the files of data/published)."""
-    from cap_core.profile.published import load_published_coverage, load_published_profiles
+    from cap_core.profile.published import (
+        load_published_coverage,
+        load_published_profiles,
+    )
 
     return load_published_profiles(), load_published_coverage()
 
