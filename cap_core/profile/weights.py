@@ -32,7 +32,8 @@ import polars as pl
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS
 
-__all__ = ["PRESETS", "WEIGHTED_SCHEMA", "METHOD_BOOTSTRAP", "METHOD_NORMAL", "weighted_scores", "check_weights"]
+__all__ = ["PRESETS", "WEIGHTED_SCHEMA", "METHOD_BOOTSTRAP", "METHOD_NORMAL", "weighted_scores", "weighted_score_draws",
+           "check_weights"]
 
 METHOD_BOOTSTRAP = "bootstrap"
 METHOD_NORMAL = "normal approximation from published CIs"
@@ -157,6 +158,22 @@ def weighted_scores(
 ) -> pl.DataFrame:
     """Weighted score, interval and probability of being best, per judge.
 
+    The frame of :func:`weighted_score_draws` (same arguments, same result), without the draws.
+    """
+    return weighted_score_draws(profile, replicates, weights, seed=seed, level=level, n_draws=n_draws)[0]
+
+
+def weighted_score_draws(
+    profile: pl.DataFrame,
+    replicates: np.ndarray | None,
+    weights: Mapping[str, float],
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_draws: int = 2000,
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """Weighted score, interval and probability of being best, per judge, and the score draws.
+
     Parameters
     ----------
     profile : polars.DataFrame
@@ -189,6 +206,12 @@ def weighted_scores(
         when a positively weighted condition is missing for the judge; ``method``
         ``"bootstrap"`` or ``"normal approximation from published CIs"``; ``note``
         a sentence for the user. Sorted by benchmark, then score descending.
+    numpy.ndarray
+        Shape ``(n_draws_used, frame.height)``: column ``k`` holds the score draws of
+        frame row ``k`` (percent; NaN for a row without a score). Within a benchmark,
+        bootstrap draws of different judges share the resample index, so the
+        replicate-wise difference of two columns is a bootstrap replicate of the score
+        difference (CAP §3; for published rows the normal draws are independent).
 
     Raises
     ------
@@ -262,5 +285,12 @@ def weighted_scores(
         share = (best / best.sum(axis=1, keepdims=True)).mean(axis=0)
         for (pos, _), p in zip(members, share):
             out[pos]["p_best"] = float(p)
-    frame = pl.DataFrame(out, schema=WEIGHTED_SCHEMA) if out else pl.DataFrame(schema=WEIGHTED_SCHEMA)
-    return frame.sort(["benchmark", "score"], descending=[False, True], nulls_last=True)
+    draws = np.full((n_rep, len(out)), np.nan)
+    for members in draws_by_bench.values():
+        for pos, d in members:
+            draws[:, pos] = d
+    if not out:
+        return pl.DataFrame(schema=WEIGHTED_SCHEMA), draws
+    frame = pl.DataFrame(out, schema=WEIGHTED_SCHEMA).with_row_index("_pos")
+    frame = frame.sort(["benchmark", "score"], descending=[False, True], nulls_last=True, maintain_order=True)
+    return frame.drop("_pos"), draws[:, frame["_pos"].to_numpy()]
