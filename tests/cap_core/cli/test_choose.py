@@ -1,0 +1,121 @@
+"""``choose``: the leaderboard file recomputes, and the gates exit 0, 1 and 2 with one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cap_core import load_dataset, save_dataset
+from cap_core.choice.exports import recompute_scores
+from cap_core.cli.main import main
+from cap_core.dataset import Dataset
+
+ROOT = Path(__file__).resolve().parents[3]
+JB = "judgebench"
+JUDGE = "o1-mini (arena_hard)"
+
+
+def run(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as stop:  # a failed gate stops with status 1
+        return int(stop.code)
+
+
+@pytest.fixture(scope="module")
+def data(default_data_dir, tmp_path_factory) -> tuple[Path, Path]:
+    """judgebench as shipped, and a copy where JUDGE gets a fifth of its right verdicts wrong."""
+    root = tmp_path_factory.mktemp("choose")
+    ds = load_dataset(default_data_dir).select(benchmarks=[JB])
+    good = save_dataset(ds, root / "good")
+    gold = ds.items.select("item_id", "gold")
+    jm = ds.judgments.join(gold, on="item_id").with_row_index("_r")
+    flip = (pl.col("judge") == JUDGE) & (pl.col("verdict") == pl.col("gold")) & (pl.col("_r") % 5 == 0)
+    jm = jm.with_columns(pl.when(flip).then(pl.when(pl.col("gold") == "A").then(pl.lit("B")).otherwise(pl.lit("A")))
+                         .otherwise(pl.col("verdict")).alias("verdict")).drop("_r", "gold")
+    worse = save_dataset(Dataset(ds.items, jm, ds.declarations), root / "worse")
+    return good, worse
+
+
+def test_leaderboard_written_and_recomputed(data, tmp_path, capsys):
+    out, prof = tmp_path / "s.csv", tmp_path / "p.csv"
+    code = run(["choose", "--data", str(data[0]), "--weights", "C1=1,C7=2", "--min", "C7=40",
+                "--out", str(out), "--profile-out", str(prof), "--bootstrap", "200"])
+    assert code == 0
+    scores = pl.read_csv(out, infer_schema_length=None)
+    assert scores["w_C7"][0] == 2.0 and scores["filters"][0] == "C7=40"
+    assert "Qwen3-8B (rubric)" not in scores["judge"].to_list()  # C7 strict 29.1 < 40
+    assert "filtered out: C7 strict 29.1 < 40" in capsys.readouterr().err
+    got = recompute_scores(pl.read_csv(prof, infer_schema_length=None), scores).filter(pl.col("score").is_not_null())
+    assert (got["recomputed"] - got["score"]).abs().max() < 1e-9
+
+
+def test_threshold_gates_exit_1_with_one_line(data, tmp_path, capsys):
+    base = ["choose", "--data", str(data[0]), "--weights", "C1=1,C7=2", "--out", str(tmp_path / "s.csv"),
+            "--bootstrap", "200"]
+    assert run(base + ["--fail-below", f"{JUDGE}=50"]) == 0  # its score is 61.5
+    capsys.readouterr()
+    assert run(base + ["--fail-below", f"{JUDGE}=70"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("gate failed: o1-mini (arena_hard) weighted score 61.5 < 70")
+    assert (tmp_path / "s.csv").is_file()  # the leaderboard is written before the gate fails
+    assert run(base + ["--fail-below", f"{JUDGE}:C7=80"]) == 1
+    assert "C7 strict 58.0 < 80" in capsys.readouterr().err
+
+
+def test_baseline_gate_paired(data, tmp_path, capsys):
+    lock = tmp_path / "b.json"
+    common = ["--weights", "C1=1,C7=2", "--bootstrap", "300", "--benchmark", JB]
+    assert run(["choose", "--data", str(data[0]), *common, "--out", str(tmp_path / "a.csv"), "--lock", str(lock)]) == 0
+    doc = json.loads(lock.read_text())
+    assert doc["format"] == "cap-choice-baseline/1" and doc["weights"]["C7"] == 2.0 and doc["judgments"]
+    # the same data passes against its own baseline; the worse copy fails, paired on the 350 items
+    assert run(["choose", "--data", str(data[0]), *common, "--out", str(tmp_path / "b.csv"),
+                "--baseline", str(lock)]) == 0
+    capsys.readouterr()
+    assert run(["choose", "--data", str(data[1]), *common, "--out", str(tmp_path / "c.csv"),
+                "--baseline", str(lock), "--gate-judge", JUDGE]) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith(f"gate failed: significantly below the baseline: {JUDGE}")
+    assert "on the 350 shared items (paired difference -" in line
+    # other weights than the baseline's: bad input
+    assert run(["choose", "--data", str(data[1]), "--weights", "C1=1", "--out", str(tmp_path / "d.csv"),
+                "--baseline", str(lock), "--benchmark", JB]) == 2
+
+
+@pytest.mark.parametrize("extra, where", [
+    (["--weights", "C1=1,C9=2"], "--weights"),
+    (["--weights", "C1=-1"], "--weights"),
+    (["--preset", "nonsense"], "--preset"),
+    (["--min", "C7>60"], "--min"),
+    (["--fail-below", "no such judge=50"], "--fail-below"),
+    (["--fail-below", "o1-mini=abc"], "--fail-below"),
+    (["--benchmark", "nope"], "--benchmark"),
+])
+def test_bad_input_exits_2_with_one_line(data, tmp_path, capsys, extra, where):
+    code = run(["choose", "--data", str(data[0]), "--out", str(tmp_path / "s.csv"), *extra])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("error:") and where in err[-1]
+
+
+def test_bad_baseline_file_exits_2(data, tmp_path, capsys):
+    bad = tmp_path / "b.json"
+    bad.write_text("{not json")
+    assert run(["choose", "--data", str(data[0]), "--out", str(tmp_path / "s.csv"), "--baseline", str(bad)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+
+
+def test_help_documents_exit_codes_and_process_status(data, tmp_path):
+    help_text = subprocess.run([sys.executable, "-m", "cap_core", "choose", "--help"], cwd=ROOT, capture_output=True,
+                               text=True).stdout
+    assert "exit codes:" in help_text and "1  a gate failed" in help_text and "2  bad input" in help_text
+    proc = subprocess.run([sys.executable, "-m", "cap_core", "choose", "--data", str(data[0]), "--weights", "C1=1",
+                           "--out", str(tmp_path / "s.csv"), "--fail-below", f"{JUDGE}=99", "--bootstrap", "100"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.strip().splitlines()[-1].startswith("gate failed:")
