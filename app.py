@@ -1,7 +1,7 @@
 """CAP Studio — choose an LLM judge with Conditional Accuracy Profiles.
 
-Router only: page config, the list of pages, our page links and the shared sidebar. Run
-with ``streamlit run app.py --server.address 127.0.0.1``.
+Router only: page config, the list of pages, our page links, the shared sidebar and the
+view in the URL (:mod:`ui.query`). Run with ``streamlit run app.py --server.address 127.0.0.1``.
 
 The page scripts live in ``app_pages/``, not ``pages/``: streamlit (1.67,
 ``PagesManager``) switches a process to its legacy multipage mode when the first session
@@ -15,35 +15,44 @@ before any heavy import.
 
 import streamlit as st
 
+from ui import nav
+
 st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
 
-# URL paths are named for the reader, not for the file stems.
+# URL paths are the page titles a user sees; the paths of earlier versions still work (ui.nav.OLD_PATHS).
 PAGES = {
     "Judges": [
         st.Page("app_pages/overview.py", title="Overview", url_path="home", default=True),
+        st.Page("app_pages/choose.py", title="Choose a judge", url_path="choose"),
         st.Page("app_pages/coverage.py", title="Coverage matrix", url_path="coverage-matrix"),
-        st.Page("app_pages/profiles.py", title="Profiles", url_path="judge-profiles"),
-        st.Page("app_pages/compare.py", title="Compare judges", url_path="judge-comparison"),
-        st.Page("app_pages/export.py", title="Export", url_path="download"),
+        st.Page("app_pages/profiles.py", title="Profiles", url_path="profiles"),
+        st.Page("app_pages/compare.py", title="Compare judges", url_path="compare-judges"),
+        st.Page("app_pages/export.py", title="Export", url_path="export"),
     ],
     "Across benchmarks": [
-        st.Page("app_pages/stress.py", title="Stress", url_path="stress-degradation"),
-        st.Page("app_pages/consistency.py", title="Consistency", url_path="rank-consistency"),
+        st.Page("app_pages/stress.py", title="Stress", url_path="stress"),
+        st.Page("app_pages/consistency.py", title="Consistency", url_path="consistency"),
     ],
     "Cost and validity": [
-        st.Page("app_pages/cascades.py", title="Cascades", url_path="judge-cascades"),
-        st.Page("app_pages/frontiers.py", title="Frontiers", url_path="validity-frontiers"),
-        st.Page("app_pages/label_audit.py", title="Label audit", url_path="label-set-audit"),
+        st.Page("app_pages/cascades.py", title="Cascades", url_path="cascades"),
+        st.Page("app_pages/frontiers.py", title="Frontiers", url_path="frontiers"),
+        st.Page("app_pages/label_audit.py", title="Label audit", url_path="label-audit"),
     ],
     "Run judges": [
-        st.Page("app_pages/live_run.py", title="Live run", url_path="live-judging"),
+        st.Page("app_pages/live_run.py", title="Live run", url_path="live-run"),
     ],
 }
 
-page = st.navigation(PAGES, position="hidden")
+page = st.navigation({**PAGES, "": nav.aliases(PAGES)}, position="hidden")
 
-from ui import nav, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
+from ui import query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
+from ui.state import CURRENT_PAGE  # noqa: E402
 
+st.session_state[CURRENT_PAGE] = page.url_path
 nav.render(PAGES)
 sidebar.render()
-page.run()
+query.show_notices()
+try:
+    page.run()
+finally:
+    query.sync()

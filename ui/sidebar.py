@@ -1,8 +1,15 @@
-"""The sidebar shared by every page: data source, benchmark, judges, condition weights.
+"""The sidebar shared by every page: data source, benchmark, judges, condition weights, minimums.
 
-Rendered once per run from ``app.py`` so its widgets (keys prefixed ``sb_``) keep their
-state across pages. The result is a :class:`Selection` stored in
-``st.session_state["selection"]`` for the pages to read.
+Rendered once per run from ``app.py``. Every widget gets its value through
+:func:`ui.state.kept` (keys prefixed ``sb_``), so the values live in a plain dict streamlit
+never drops and are written into the widget's key before it is drawn: a run interrupted by
+quick navigation cannot reset the sidebar to widget defaults. Values from a shared link
+(:mod:`ui.query`) are checked here against what is loaded. The result is a
+:class:`Selection` stored in ``st.session_state["selection"]`` for the pages to read.
+
+A condition that no selected judge has on the benchmark has its slider disabled, with the
+reason and the benchmarks that do measure it (coverage matrices of the loaded data and of
+CAP Table 2); renormalisation over the measured conditions is said once, here.
 """
 
 from __future__ import annotations
@@ -17,16 +24,25 @@ from cap_core.errors import CAPInputError
 from cap_core.profile.weights import PRESETS
 from cap_core.schema import CONDITION_IDS, CONDITIONS
 from components.labels import entry_label, short_label
+from ui import query
 from ui.cache import loaders as cache
+from ui.state import kept, url_notice
 
 SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/cache/live_run.py
 CUSTOM = "custom"
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
+DEFAULT_PRESET = "balanced"
 
 
 @dataclass
 class Selection:
-    """What the user has chosen; ``error`` holds a CAPInputError message if loading failed."""
+    """What the user has chosen; ``error`` holds a CAPInputError message if loading failed.
+
+    ``weights`` are the slider values (C1..C8); ``measured`` the conditions some selected
+    judge has a value for on the benchmark; :attr:`in_force` the weights that enter a score.
+    ``filters`` are the parsed condition minimums (``filters_text`` as typed, ``filter_error``
+    when it could not be read and the minimums are ignored).
+    """
 
     ds: Dataset | None = None
     fingerprint: str = ""
@@ -35,17 +51,17 @@ class Selection:
     labels: list[str] = field(default_factory=list)
     include_published: bool = True
     weights: dict[str, float] = field(default_factory=dict)
+    preset: str = DEFAULT_PRESET
+    measured: list[str] = field(default_factory=list)
+    filters: tuple = ()
+    filters_text: str = ""
+    filter_error: str | None = None
     error: str | None = None
 
-
-def init_defaults() -> None:
-    """Session defaults for every sidebar widget (set once per session)."""
-    ss = st.session_state
-    ss.setdefault("sb_source", SOURCES[0])
-    ss.setdefault("sb_published", True)
-    ss.setdefault("sb_preset", "balanced")
-    for c in CONDITION_IDS:
-        ss.setdefault(f"sb_w_{c}", PRESETS["balanced"][c])
+    @property
+    def in_force(self) -> dict[str, float]:
+        """Positive weights of measured conditions (what a score uses; renormalised over them)."""
+        return {c: w for c, w in self.weights.items() if w > 0 and c in self.measured}
 
 
 def _apply_preset() -> None:
@@ -53,6 +69,11 @@ def _apply_preset() -> None:
     if name in PRESETS:
         for c in CONDITION_IDS:
             st.session_state[f"sb_w_{c}"] = PRESETS[name][c]
+
+
+def _use_preset(name: str) -> None:
+    st.session_state["sb_preset"] = name
+    _apply_preset()
 
 
 def _mark_custom() -> None:
@@ -100,11 +121,6 @@ def _entries(sel: Selection) -> list[str]:
     return labels
 
 
-def _keep_valid(key: str, options: list[str], default: list[str]) -> None:
-    current = [v for v in st.session_state.get(key, []) if v in options]
-    st.session_state[key] = current or default
-
-
 def _follow_new_data(sel: Selection) -> None:
     """After a new upload or a switch of data source, select the loaded data's first benchmark."""
     ss = st.session_state
@@ -113,6 +129,32 @@ def _follow_new_data(sel: Selection) -> None:
     ss["_sb_data_fingerprint"] = sel.fingerprint
     if sel.ds is not None and sel.ds.benchmarks:
         ss["sb_benchmark"] = sel.ds.benchmarks[0]
+
+
+def _apply_link(sel: Selection, benches: list[str]) -> None:
+    """The link's benchmark and data fingerprint, checked against what is loaded (once)."""
+    fp = query.pending("fp")
+    if fp and sel.fingerprint and fp != sel.fingerprint:
+        url_notice(f"The link was made on other data (fingerprint {fp}); this session holds {sel.fingerprint}, "
+                   "so its numbers may differ.")
+    bench = query.pending("bench")
+    if bench is not None:
+        if bench in benches:
+            st.session_state["sb_benchmark"] = bench
+        else:
+            url_notice(f"Ignored the link's benchmark {bench!r}: not in the loaded data or the published tables.")
+
+
+def _apply_link_judges(options: list[str]) -> None:
+    wanted = query.pending("judge")
+    if wanted is None:
+        return
+    known = [j for j in wanted if j in options]
+    gone = [j for j in wanted if j not in options]
+    if gone:
+        url_notice("Ignored the link's judges not available here: " + ", ".join(short_label(g) for g in gone) + ".")
+    if known:
+        st.session_state["sb_entries"] = known
 
 
 def data_location(sel: Selection) -> str:
@@ -124,35 +166,82 @@ def data_location(sel: Selection) -> str:
     return f"Published CAP tables only: benchmark {bench} is not in the loaded data"
 
 
+def _weights(sb, sel: Selection) -> None:
+    from cap_core.choice.leaderboard import condition_ranges
+    from ui.cache.choose import closest_preset, measured_conditions, measured_elsewhere
+
+    sel.measured = measured_conditions(sel) if sel.benchmark and sel.labels else list(CONDITION_IDS)
+    sb.markdown("**Condition weights**")
+    sel.preset = sb.selectbox("Preset (CAP §5)", list(PRESETS) + [CUSTOM], key=kept("sb_preset", DEFAULT_PRESET,
+                              options=list(PRESETS) + [CUSTOM]), on_change=_apply_preset)
+    off = [c for c in CONDITION_IDS if c not in sel.measured]
+    for c in CONDITION_IDS:
+        where = measured_elsewhere(sel, c) if c in off else []
+        why = (f"No selected judge has {c} on {short_label(sel.benchmark or '')}. "
+               + (f"Measured on: {', '.join(where)}." if where else "No loaded or published benchmark measures it."))
+        sel.weights[c] = sb.slider(
+            f"{c} {CONDITIONS[c][0]}", 0.0, 1.0, step=0.1, key=kept(f"sb_w_{c}", PRESETS[DEFAULT_PRESET][c]),
+            on_change=_mark_custom, disabled=c in off, help=why if c in off else None,
+        )
+    if off and sel.labels:
+        sb.caption(f"{condition_ranges(off)}: not measured for the selected judges on this benchmark (sliders off; "
+                   "hover one for where it is measured).")
+    weighted_off = [c for c in off if sel.weights[c] > 0]
+    if sel.in_force and weighted_off:
+        sb.caption(f"Weights renormalised over {condition_ranges(list(sel.in_force))}: the weight of "
+                   f"{condition_ranges(weighted_off)} does not count here.")
+    if not sel.in_force and sel.labels and any(w > 0 for w in sel.weights.values()):
+        if sel.preset in PRESETS:
+            near = closest_preset(sel.preset, sel.measured)
+            sb.warning(f"Preset '{sel.preset}' weighs only conditions these judges lack here; no score."
+                       + (f" Closest preset that works: '{near}'." if near else ""))
+            if near:
+                sb.button(f"Use '{near}'", key="sb_use_closest", on_click=_use_preset, args=(near,))
+        else:
+            sb.warning("No weighted condition is measured for these judges: raise "
+                       f"{condition_ranges(sel.measured) or 'a measured condition'}.")
+
+
+def _minimums(sb, sel: Selection) -> None:
+    from cap_core.choice.filters import format_filters, parse_filters
+
+    text = sb.text_input("Minimum per condition", key=kept("sb_min", ""), placeholder="e.g. C7=60, C1.low=50",
+                         help="Hide judges below a minimum: C7=60 on the value, C7.low=60 on the interval's lower "
+                         "bound (percent). Comma-separated. Travels with the link, the exports and `choose --min`.")
+    try:
+        sel.filters = parse_filters(text)
+        sel.filters_text = format_filters(sel.filters)
+    except CAPInputError as err:
+        sel.filter_error = f"Minimums ignored: {err.problem}. Write e.g. C7=60, C1.low=50."
+        sb.warning(sel.filter_error)
+
+
 def render() -> Selection:
     """Draw the sidebar and return (and store) the current :class:`Selection`."""
-    init_defaults()
+    query.restore()
     sb = st.sidebar
     sel = Selection()
-    sel.source = sb.radio("Dataset", SOURCES, key="sb_source")
+    sel.source = sb.radio("Dataset", SOURCES, key=kept("sb_source", SOURCES[0], options=list(SOURCES)))
     try:
         _load(sel)
     except CAPInputError as err:
         sel.error = str(err)
-    sel.include_published = sb.toggle("Include published CAP judges", key="sb_published")
+    sel.include_published = sb.toggle("Include published CAP judges", key=kept("sb_published", True))
     benches = list(sel.ds.benchmarks) if sel.ds is not None else []
     if sel.include_published:
         benches += [b for b in cache.published_profiles()["benchmark"].unique().sort().to_list() if b not in benches]
     if benches:
         _follow_new_data(sel)
-        if st.session_state.get("sb_benchmark") not in benches:
-            st.session_state["sb_benchmark"] = benches[0]
-        sel.benchmark = sb.selectbox("Benchmark", benches, key="sb_benchmark", format_func=short_label)
+        _apply_link(sel, benches)
+        sel.benchmark = sb.selectbox("Benchmark", benches, key=kept("sb_benchmark", benches[0], options=benches),
+                                     format_func=short_label)
         sb.caption(data_location(sel))
         options = _entries(sel)
-        _keep_valid("sb_entries", options, options[:4])
-        sel.labels = sb.multiselect("Judges", options, key="sb_entries", format_func=short_label)
-    sb.markdown("**Condition weights**")
-    sb.selectbox("Preset (CAP §5)", list(PRESETS) + [CUSTOM], key="sb_preset", on_change=_apply_preset)
-    for c in CONDITION_IDS:
-        sel.weights[c] = sb.slider(
-            f"{c} {CONDITIONS[c][0]}", 0.0, 1.0, step=0.1, key=f"sb_w_{c}", on_change=_mark_custom
-        )
+        _apply_link_judges(options)
+        sel.labels = sb.multiselect("Judges", options, key=kept("sb_entries", options[:4], options=options),
+                                    format_func=short_label)
+    _weights(sb, sel)
+    _minimums(sb, sel)
     st.session_state["selection"] = sel
     return sel
 

@@ -25,10 +25,19 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-__all__ = ["STORE", "kept", "kept_upload", "remembered", "remember"]
+__all__ = ["STORE", "FROM_URL", "PAGE_KEYS", "NOTICES", "kept", "kept_upload", "remembered", "remember",
+           "url_notice"]
 
 #: session_state key of the dict that holds the copies (widget key -> value).
 STORE = "_kept"
+#: session_state key of the set of store keys whose value came from the URL (:mod:`ui.query`).
+FROM_URL = "_kept_from_url"
+#: session_state key of ``{page url path: [keys drawn through kept() on that page]}`` (the URL's page settings).
+PAGE_KEYS = "_kept_page_keys"
+#: session_state key of the list of notices about URL parameters that were ignored.
+NOTICES = "_url_notices"
+#: session_state key naming the page being run (set by the router before ``page.run()``).
+CURRENT_PAGE = "_current_page"
 
 
 def _store() -> dict[str, Any]:
@@ -77,16 +86,53 @@ def kept(key: str, default: Any = None, *, options: Sequence[Any] | None = None,
         store.pop(key, None)
     if follows is not None:
         tokens[key] = follows
+    from_url = key in ss.get(FROM_URL, ())
     value = ss[key] if key in ss else store.get(key, default)
+    if from_url:
+        ss[FROM_URL].discard(key)
+        value = _url_value(key, value, default, options)
     if options is not None:
         value = _valid(value, options, default)
+    _register(key)
     if value is None:
         store.pop(key, None)
         return key
-    if key not in ss or ss[key] != value:
-        ss[key] = value
+    # Always assign (even an equal value): a key whose widget state streamlit dropped in an
+    # interrupted run can linger without a value the widget accepts; assigning before the
+    # widget is drawn makes the widget start from the kept value, never from its own default.
+    ss[key] = value
     store[key] = value
     return key
+
+
+def url_notice(text: str) -> None:
+    """Record a notice about an ignored URL parameter (shown once by :func:`ui.query.show_notices`)."""
+    notes = st.session_state.setdefault(NOTICES, [])
+    if text not in notes:
+        notes.append(text)
+
+
+def _url_value(key: str, value: Any, default: Any, options: Sequence[Any] | None) -> Any:
+    """A value restored from the URL, or ``default`` with a notice when it does not fit the widget."""
+    if default is not None and not isinstance(value, type(default)):
+        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        url_notice(f"Ignored the link's setting {key}={value!r}: expected a {type(default).__name__}.")
+        return default
+    if options is not None and _valid(value, options, default) != value:
+        url_notice(f"Ignored the link's setting {key}={value!r}: not an option here any more.")
+        return default
+    return value
+
+
+def _register(key: str) -> None:
+    ss = st.session_state
+    page = ss.get(CURRENT_PAGE)
+    if page is None or key.startswith("sb_"):  # the sidebar has URL parameters of its own
+        return
+    keys = ss.setdefault(PAGE_KEYS, {}).setdefault(page, [])
+    if key not in keys:
+        keys.append(key)
 
 
 def kept_upload(where: Any, label: str, *, key: str, **kwargs: Any) -> tuple[str, bytes] | None:

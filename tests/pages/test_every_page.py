@@ -197,23 +197,34 @@ class _Recording(MemoryMediaFileStorage):
         return file_id
 
 
-def test_export_matches_the_profiles_table(monkeypatch):
+def test_export_is_the_full_profile_and_rounds_to_the_profiles_table(monkeypatch):
+    # issue 14 §4: the profile file is the full PROFILE_SCHEMA at full precision with level, resamples,
+    # seed and fingerprint (no longer the rounded display table); the table shown is its rounding
+    from cap_core.schema import PROFILE_SCHEMA
+    from components.labels import entry_label
+
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Recording)
     at = choose_table3(start("app_pages/profiles.py"), "scientific review")
-    shown = at.dataframe[1].value
+    shown = pl.from_pandas(at.dataframe[1].value)
     at.switch_page("app_pages/export.py").run()
     no_errors(at)
-    csv = pl.read_csv(io.BytesIO(_Recording.files["cap_profiles_judgereva.csv"]))
-    assert csv.columns == list(shown.columns)
-    assert csv.height == len(shown) == 16  # two judges x C1..C8
-    for col in shown.columns:
-        assert csv[col].to_list() == [None if v != v else v for v in shown[col].tolist()], col
+    csv = pl.read_csv(io.BytesIO(_Recording.files["cap_profiles_judgereva.csv"]), infer_schema_length=None)
+    assert csv.columns == [*PROFILE_SCHEMA, "level", "resamples", "seed", "fingerprint"]
+    assert set(csv["resamples"]) == {1000} and set(csv["level"]) == {0.95}
+    prim = csv.filter(pl.col("primary") & pl.col("condition").str.starts_with("C")).with_columns(
+        pl.struct("judge", "subset", "source").map_elements(lambda r: entry_label(r["judge"], r["subset"], r["source"]),
+                                                            return_dtype=pl.String).alias("label"))
+    assert prim.height == shown.height == 16  # two judges x C1..C8
+    both = shown.join(prim, left_on=["judge", "condition"], right_on=["label", "condition"], suffix="_f")
+    assert both.height == 16
+    for col in ("value", "ci_low", "ci_high"):
+        assert [None if v is None else round(v, 1) for v in both[f"{col}_f"]] == both[col].to_list(), col
     import json
 
     rows = json.loads(_Recording.files["cap_profiles_judgereva.json"])
     assert [r["value"] for r in rows] == csv["value"].to_list()
     # CAP Table 3: GPT-4o C1 40.5 [34, 46]
-    gpt_c1 = csv.filter((pl.col("judge") == GPT) & (pl.col("condition") == "C1")).row(0, named=True)
+    gpt_c1 = prim.filter((pl.col("label") == GPT) & (pl.col("condition") == "C1")).row(0, named=True)
     assert (gpt_c1["value"], gpt_c1["ci_low"], gpt_c1["ci_high"], gpt_c1["status"]) == (40.5, 34.0, 46.0, "direct")
 
 

@@ -1,0 +1,72 @@
+"""Choose a judge: the leaderboard under the sidebar's weights and minimums, and how sure it is."""
+
+import streamlit as st
+
+from cap_core.choice.leaderboard import HOLM
+from cap_core.errors import CAPInputError
+from components.labels import short_label
+from components.leaderboard import leaderboard_figure, leaderboard_table, sample_size_text, weights_caption
+from ui.cache.choose import choose_view, html_file
+from ui.display import download
+from ui.sidebar import data_location, get_selection
+from ui.state import kept
+
+sel = get_selection()
+st.title("Choose a judge")
+if not sel.benchmark:
+    st.info("No benchmark available: load a dataset or include the published CAP judges.")
+    st.stop()
+if not sel.labels:
+    st.info("Choose the candidate judges in the sidebar.")
+    st.stop()
+if not any(w > 0 for w in sel.weights.values()):
+    st.warning("All condition weights are zero: move a slider or choose a preset")
+    st.stop()
+try:
+    view = choose_view(sel)
+except CAPInputError as err:
+    st.error(str(err))
+    st.stop()
+ch = view.choice
+
+st.caption(f"{data_location(sel)}. Scores in percent with {ch.level:.0%} intervals; differences from the leader "
+           f"are paired over the shared bootstrap resamples, {HOLM}-corrected across the comparisons.")
+st.markdown(f"**{ch.sentence}**")
+left, right = st.columns([3, 1])
+right.markdown("**Weights in force**")
+right.caption(weights_caption(sel.weights, sel.measured, sel.preset))
+right.caption("Minimums: " + (sel.filters_text or "none"))
+if ch.filtered.height:
+    right.caption("Filtered out: " + "; ".join(f"{short_label(r['judge'])} ({r['reason']})"
+                                               for r in ch.filtered.iter_rows(named=True)))
+if view.board["rank"].is_not_null().any():
+    left.plotly_chart(leaderboard_figure(view.board), key="cho_bars")
+st.dataframe(leaderboard_table(view.board), hide_index=True, key="cho_board")
+for note in view.coverage_notes:
+    st.caption(note)
+c1, c2, c3 = st.columns(3)
+stem = f"cap_choice_{sel.benchmark}"
+download(c1, "Download scores CSV", view.scores_csv, f"{stem}_scores.csv", key="cho_dl_scores")
+download(c2, "Download profile CSV", view.profile_csv, f"{stem}_profile.csv", key="cho_dl_profile")
+download(c3, "Download HTML report", html_file(sel, view), f"{stem}.html", "text/html", key="cho_dl_html")
+st.caption("The two CSV files reproduce every weighted score (weights, level, resamples, seed and data fingerprint "
+           "on every row); the HTML report opens offline.")
+
+if ch.sample_size:
+    st.subheader("How much more data would settle it")
+    st.write(sample_size_text(ch.sample_size, short_label(view.runner_up or ""),
+                              short_label(view.board["label"][0])))
+
+st.subheader("Where the leader fails")
+if view.drill is None:
+    st.info(view.drill_note or "The drill-down needs at least two ranked judges.")
+elif view.drill.height == 0:
+    st.info("The leader and the runner-up are right and wrong on the same items.")
+else:
+    conds = sorted(view.drill["condition"].unique().to_list())
+    cond = st.selectbox("Condition", conds, key=kept("cho_cond", conds[0], options=conds))
+    part = view.drill.filter(view.drill["condition"] == cond)
+    st.caption(f"Items where one of {short_label(view.board['label'][0])} (leader) and "
+               f"{short_label(view.runner_up or '')} (runner-up) is right and the other wrong on {cond}: right = "
+               "every counted call correct (both orders where both are judged). Verdicts in the original letters.")
+    st.dataframe(part, hide_index=True, key="cho_drill")

@@ -1,0 +1,81 @@
+"""The leaderboard of the Choose page: a display table and a bar chart of scores with intervals."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from components.labels import short_labels
+from components.plotting import go
+
+__all__ = ["leaderboard_table", "leaderboard_figure", "weights_caption", "sample_size_text"]
+
+
+def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
+    """Rank, judge (entry label), score and interval (percent, ``decimals``), P(best) (3 decimals),
+    separable from the leader (``"leader"``, ``"yes"``, ``"no"`` or ``"—"``), difference from the leader
+    (points) with its interval, Holm p, n items, conditions used, cost per 1,000 verdicts (dollars),
+    median latency (seconds), published mark, note."""
+    def sep(rank, s):
+        if rank == 1:
+            return "leader"
+        return "—" if s is None else ("yes" if s else "no")
+
+    return board.select(
+        pl.col("rank"),
+        pl.col("label").alias("judge"),
+        pl.col("score", "ci_low", "ci_high").round(decimals),
+        pl.col("p_best").round(3).alias("P(best)"),
+        pl.struct("rank", "separable").map_elements(lambda r: sep(r["rank"], r["separable"]),
+                                                    return_dtype=pl.String).alias("separable"),
+        pl.col("diff_vs_leader").round(decimals).alias("diff"),
+        pl.col("diff_ci_low").round(decimals).alias("diff_low"),
+        pl.col("diff_ci_high").round(decimals).alias("diff_high"),
+        pl.col("p_holm").round(3).alias("p (Holm)"),
+        "n_items",
+        "conditions_used",
+        pl.col("usd_per_1000").round(3).alias("$ / 1,000 verdicts"),
+        pl.col("median_latency_s").round(2).alias("median latency (s)"),
+        pl.when(pl.col("published")).then(pl.lit("published (normal approx.)")).otherwise(pl.lit("computed"))
+        .alias("source"),
+        "note",
+    )
+
+
+def leaderboard_figure(board: pl.DataFrame) -> go.Figure:
+    """Horizontal bars of the weighted score (percent) with interval whiskers, leader on top; the
+    leader and the judges not separable from it in blue, the judges separably below it grey."""
+    s = board.filter(pl.col("rank").is_not_null()).sort("rank", descending=True)
+    shown = short_labels(s["label"].to_list())
+    colour = ["#1f77b4" if r == 1 or sp is not True else "#b0b0b0" for r, sp in zip(s["rank"], s["separable"])]
+    fig = go.Figure(go.Bar(
+        x=s["score"].to_list(), y=[shown[x] for x in s["label"].to_list()], orientation="h", marker_color=colour,
+        error_x=dict(type="data", symmetric=False, array=(s["ci_high"] - s["score"]).to_list(),
+                     arrayminus=(s["score"] - s["ci_low"]).to_list()),
+        customdata=list(zip(s["ci_low"].to_list(), s["ci_high"].to_list(), s["p_best"].to_list())),
+        hovertemplate="%{y}: %{x:.1f}% [%{customdata[0]:.1f}, %{customdata[1]:.1f}], "
+                      "P(best) %{customdata[2]:.2f}<extra></extra>",
+    ))
+    fig.update_layout(xaxis=dict(range=[0, 100], title="weighted score (%)"), margin=dict(l=10, r=10, t=20, b=40),
+                      height=max(220, 60 + 36 * s.height), showlegend=False)
+    return fig
+
+
+def weights_caption(weights: dict[str, float], measured: list[str], preset: str) -> str:
+    """``"Weights in force (balanced): C1 1, C2 1, C7 1 — renormalised to 1/3 each"``-style text."""
+    on = {c: w for c, w in weights.items() if w > 0 and c in measured}
+    if not on:
+        return f"Weights in force ({preset}): none."
+    total = sum(on.values())
+    parts = ", ".join(f"{c} {w:g} ({100 * w / total:.0f}%)" for c, w in on.items())
+    return f"Weights in force ({preset}): {parts}."
+
+
+def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
+    """The "how much more data" sentence of :attr:`cap_core.choice.leaderboard.Choice.sample_size`."""
+    def n(x):
+        return "no number of items (the observed difference is zero or beyond the margin)" if x == float("inf") \
+            else f"about {int(x):,} more items"
+    return (f"{leader} and {runner_up} differ by {s['diff']:.1f} points on {s['n_items']} items. If that difference "
+            f"is real, separating them at {s['level']:.0%} (power {s['power']:.0%}) takes "
+            f"{n(s['more_to_separate'])}; showing parity within ±{s['margin']:g} points takes "
+            f"{n(s['more_for_parity'])} of this kind (normal approximation from the paired bootstrap variance).")

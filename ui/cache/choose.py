@@ -1,0 +1,197 @@
+"""Data behind the Choose a judge page (and the sidebar's measured conditions and the Export files).
+
+One cached call per view: :func:`choose_view` is keyed by the data fingerprint, the
+benchmark, the selected entries, the published switch, the weights and the minimums (the
+profile itself comes from the cached :func:`ui.cache.loaders.profile`, so moving a slider
+never recomputes a profile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import polars as pl
+import streamlit as st
+
+from cap_core import config
+from cap_core.choice.leaderboard import Choice
+from cap_core.dataset import Dataset
+from cap_core.profile.weights import PRESETS
+from cap_core.schema import CONDITION_IDS
+from ui.cache import loaders as cache
+
+__all__ = ["ChooseView", "choose_view", "measured_conditions", "measured_elsewhere", "closest_preset",
+           "export_files", "html_file"]
+
+
+class Chosen(Protocol):
+    """What this module reads of a :class:`ui.sidebar.Selection`."""
+
+    ds: Dataset | None
+    fingerprint: str
+    benchmark: str | None
+    labels: list[str]
+    include_published: bool
+    weights: dict[str, float]
+    filters: tuple
+    measured: list[str]
+
+
+@dataclass(frozen=True)
+class ChooseView:
+    """Everything the Choose page draws: the choice, labelled leaderboard, the drill-down and files."""
+
+    choice: Choice
+    rows: pl.DataFrame
+    board: pl.DataFrame
+    drill: pl.DataFrame | None
+    drill_note: str
+    runner_up: str | None
+    coverage_notes: list[str]
+    profile_csv: bytes
+    scores_csv: bytes
+    scores: pl.DataFrame
+
+
+def _rows(sel: Chosen) -> tuple[pl.DataFrame, np.ndarray]:
+    from ui.cache.profiles import selected_rows
+
+    return selected_rows(sel)
+
+
+def measured_conditions(sel: Chosen) -> list[str]:
+    """Conditions (C1..C8 order) for which some selected entry has a primary value on the benchmark."""
+    rows, _ = _rows(sel)
+    have = set(rows.filter(pl.col("primary") & pl.col("value").is_not_null())["condition"].to_list())
+    return [c for c in CONDITION_IDS if c in have]
+
+
+def measured_elsewhere(sel: Chosen, condition: str) -> list[str]:
+    """Benchmarks whose coverage matrix measures ``condition`` (loaded data, then CAP Table 2, "(published)")."""
+    out = []
+    if sel.ds is not None:
+        cov = cache.coverage(sel.fingerprint, sel.ds)
+        out += cov.filter((pl.col("condition") == condition) & (pl.col("status") != "unavailable"))[
+            "benchmark"].unique().sort().to_list()
+    pub = cache.published_coverage()
+    out += [f"{b} (published)" for b in pub.filter((pl.col("condition") == condition)
+                                                   & (pl.col("status") != "unavailable"))["benchmark"].unique().sort()
+            .to_list()]
+    return out
+
+
+def closest_preset(name: str, measured: list[str]) -> str | None:
+    """The preset most like ``name`` (cosine of the weight vectors) that weighs a measured condition."""
+    want = np.array([PRESETS[name][c] for c in CONDITION_IDS]) if name in PRESETS else np.ones(len(CONDITION_IDS))
+    best, score = None, -1.0
+    for other, w in PRESETS.items():
+        if other == name or not any(w[c] > 0 for c in measured):
+            continue
+        v = np.array([w[c] for c in CONDITION_IDS])
+        cos = float(want @ v / (np.linalg.norm(want) * np.linalg.norm(v)))
+        if cos > score:
+            best, score = other, cos
+    return best
+
+
+@st.cache_data(max_entries=32, show_spinner="Ranking the judges…")
+def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+            weights: tuple[tuple[str, float], ...], filters_text: str, _rows: pl.DataFrame,
+            _reps: np.ndarray, _ds: Dataset | None) -> ChooseView:
+    from cap_core.choice.costs import judge_costs
+    from cap_core.choice.drilldown import disagreements
+    from cap_core.choice.exports import profile_export, scores_export
+    from cap_core.choice.filters import parse_filters
+    from cap_core.choice.leaderboard import choose, condition_ranges
+    from cap_core.export import to_csv_bytes
+
+    rows, filters = _rows, parse_filters(filters_text)
+    names = {(j, s or "all", src or "computed"): lab for j, s, src, lab in
+             rows.select("judge", "subset", "source", "label").unique().iter_rows()}
+    computed = rows.filter(pl.col("source") == "computed")["judge"].unique().sort().to_list()
+    costs = judge_costs(_ds, benchmark, computed) if _ds is not None and computed else None
+    ch = choose(rows.drop("label"), _reps, dict(weights), filters=filters, costs=costs, seed=config.SEED,
+                level=config.LEVEL, names=names)
+    board = ch.leaderboard.with_columns(
+        pl.struct("judge", "subset", "source").map_elements(
+            lambda r: names.get((r["judge"], r["subset"], r["source"]), r["judge"]), return_dtype=pl.String)
+        .alias("label")) if ch.leaderboard.height else ch.leaderboard.with_columns(pl.lit(None, pl.String).alias("label"))
+    scored = board.filter(pl.col("rank").is_not_null())
+    drill, note, runner = None, "", None
+    if scored.height >= 2:
+        lead, run = scored.row(0, named=True), scored.row(1, named=True)
+        runner = run["label"]
+        if lead["source"] == "computed" and run["source"] == "computed" and _ds is not None:
+            drill = disagreements(_ds, benchmark, lead["judge"], run["judge"])
+        else:
+            note = ("The drill-down needs the items of both judges: published judges come from the paper's tables, "
+                    "which hold no items.")
+    cov_notes = []
+    if ch.unmeasured:
+        cov_notes.append(f"{condition_ranges(ch.unmeasured)}: weighted but not measured for these judges on "
+                         f"{benchmark}; the weights are renormalised over the conditions each judge has.")
+    board = board.with_columns(pl.Series("note", [_own_note(r, ch) for r in board.iter_rows(named=True)],
+                                         dtype=pl.String))
+    if board["published"].any():
+        cov_notes.append("Published judges: interval and P(best) from a normal approximation of the printed "
+                         "intervals (sd = CI width / 3.92); their differences are not paired.")
+    prof_csv = to_csv_bytes(profile_export(rows.drop("label"), level=config.LEVEL, resamples=cache.N_RESAMPLES,
+                                           seed=cache.SEED, fingerprint=fingerprint))
+    scores = scores_export(ch.leaderboard, ch.weights, filters=filters, correction=ch.correction, level=config.LEVEL,
+                           resamples=cache.N_RESAMPLES, seed=cache.SEED, fingerprint=fingerprint)
+    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, to_csv_bytes(scores), scores)
+
+
+def _own_note(row: dict, ch: Choice) -> str:
+    """A row's note without the renormalisation every judge shares (said once in the coverage notes)."""
+    used = {c.strip() for c in (row["conditions_used"] or "").split(",") if c.strip()}
+    own = [c for c, w in ch.weights.items() if w > 0 and c not in used and c not in ch.unmeasured]
+    parts = [p for p in (row["note"] or "").split("; ") if p and not p.startswith("lacks ")
+             and not p.startswith("weights renormalised")]
+    if own and used:
+        parts.insert(0, "lacks " + ", ".join(own) + " (renormalised over the rest)")
+    return "; ".join(parts)
+
+
+def choose_view(sel: Chosen) -> ChooseView:
+    """The choice for the sidebar's selection, weights in force and minimums (cached).
+
+    Raises
+    ------
+    CAPInputError
+        The weights give no score (all in-force weights zero): the page says so in words.
+    """
+    from cap_core.choice.filters import format_filters
+
+    rows, reps = _rows(sel)
+    return _choice(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
+                   tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), rows, reps, sel.ds)
+
+
+@st.cache_data(max_entries=4, show_spinner="Writing the report…")
+def _html(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+          weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
+    from cap_core.choice.report import html_report
+
+    from cap_core.choice.filters import parse_filters
+
+    text = html_report(_view.choice, _view.rows.drop("label"), benchmark=benchmark, filters=parse_filters(filters_text),
+                       coverage_notes=_view.coverage_notes, fingerprint=fingerprint, level=config.LEVEL,
+                       resamples=cache.N_RESAMPLES, seed=cache.SEED)
+    return text.encode("utf-8")
+
+
+def html_file(sel: Chosen, view: ChooseView) -> bytes:
+    """The self-contained HTML report of ``view`` (cached by the same keys as the view)."""
+    from cap_core.choice.filters import format_filters
+
+    return _html(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
+                 tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), view)
+
+
+def export_files(sel: Chosen) -> tuple[bytes, bytes]:
+    """``(profile CSV, scores CSV)`` of the selection (:mod:`cap_core.choice.exports`)."""
+    view = choose_view(sel)
+    return view.profile_csv, view.scores_csv
