@@ -15,8 +15,6 @@ before any heavy import.
 
 import streamlit as st
 
-from ui import nav
-
 st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
 
 # URL paths are the page titles a user sees; the paths of earlier versions still work (ui.nav.OLD_PATHS).
@@ -43,9 +41,28 @@ PAGES = {
     ],
 }
 
-page = st.navigation({**PAGES, "": nav.aliases(PAGES)}, position="hidden")
+#: URL paths of earlier versions -> the page's path now: hidden pages that switch there (bookmarks keep working).
+OLD_PATHS = {
+    "judge-profiles": "profiles", "judge-comparison": "compare-judges", "download": "export",
+    "stress-degradation": "stress", "rank-consistency": "consistency", "judge-cascades": "cascades",
+    "validity-frontiers": "frontiers", "label-set-audit": "label-audit", "live-judging": "live-run",
+}
+_BY_PATH = {p.url_path: p for items in PAGES.values() for p in items}
 
-from ui import query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
+
+def _switch_to(target):
+    def go():
+        st.switch_page(target, query_params=st.query_params.to_dict())
+
+    return go
+
+
+ALIASES = [st.Page(_switch_to(_BY_PATH[new]), title=_BY_PATH[new].title, url_path=old)
+           for old, new in OLD_PATHS.items()]
+
+page = st.navigation({**PAGES, "": ALIASES}, position="hidden")
+
+from ui import nav, query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
 from ui.state import CURRENT_PAGE  # noqa: E402
 
 st.session_state[CURRENT_PAGE] = page.url_path

@@ -11,11 +11,13 @@ tmp folder (``CAP_SCREENSHOTS`` names another folder) for a person to look at.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from urllib.parse import urlparse
 from pathlib import Path
 
 import pytest
@@ -129,7 +131,7 @@ def fresh_server():
 def test_fresh_server_deep_link_is_the_router_page(fresh_server, browser, shots):
     # the very first request of a new process names a page: no "Page not found", no page run
     # without the router (streamlit's legacy mode is triggered only by a folder named pages/)
-    page = _open(browser, fresh_server + "/judge-cascades")
+    page = _open(browser, fresh_server + "/judge-cascades")  # an old path: switches to /cascades
     expect(page.get_by_role("heading", name="Cascades").first).to_be_visible(timeout=SLOW)
     expect(page.locator(LINKS)).to_have_count(len(NAV), timeout=SLOW)
     expect(page.locator('[data-testid="stSidebar"]').get_by_text("Dataset")).to_be_visible()
@@ -146,7 +148,7 @@ def test_fresh_server_first_click_and_a_second_session(server, browser, shots):
     assert [t.strip() for t in links.all_inner_texts()] == NAV
     links.filter(has_text="Profiles").first.click()  # at once, while the other session may still be loading
     expect(page.get_by_role("heading", name="Profiles").first).to_be_visible(timeout=SLOW)
-    assert page.url.endswith("/judge-profiles")
+    assert urlparse(page.url).path.endswith("/profiles")  # the path is the title; the query holds the view
     polar = page.locator(".js-plotly-plot .polarlayer .trace.scatter")
     expect(polar.first).to_be_visible(timeout=SLOW)
     expect(page.locator('[data-testid="stSidebar"]').get_by_text("Dataset")).to_be_visible()  # router sidebar
@@ -184,4 +186,42 @@ def test_pages_draw_and_a_download_keeps_the_page(server, browser, shots):
     expect(page.get_by_role("heading", name="Export").first).to_be_visible()
     expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
     _clean(page)
+    page.close()
+
+
+LEADER = '[data-testid="stMarkdownContainer"] strong'
+
+
+def _sentence(page: Page) -> str:
+    line = page.locator(LEADER).filter(has_text="For these weights").first
+    expect(line).to_be_visible(timeout=SLOW)
+    return line.inner_text()
+
+
+def test_shared_url_in_a_fresh_browser_context_shows_the_same_leader(server, browser, shots):
+    # a user opens Choose with a preset typed into the link; the URL then holds the whole view
+    page = _open(browser, server + "/choose?preset=adversarial+traffic&bench=judgebench")
+    expect(page.get_by_role("heading", name="Choose a judge").first).to_be_visible(timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    first = _sentence(page)
+    expect(page).to_have_url(re.compile(r"judge="), timeout=SLOW)  # judges, source, fingerprint written back
+    shared = page.url
+    assert urlparse(shared).path.endswith("/choose") and "preset=adversarial" in shared
+    _clean(page)
+    page.screenshot(path=str(shots / "choose.png"), full_page=True)
+    # a new browser context: no cookies, no session, nothing but the link
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    other = ctx.new_page()
+    other.add_init_script(WATCH_LEGACY_NAV)
+    other.goto(shared, wait_until="commit")
+    expect(other.get_by_role("heading", name="Choose a judge").first).to_be_visible(timeout=SLOW)
+    expect(other.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    assert _sentence(other) == first
+    assert "adversarial traffic" in other.locator('[data-testid="stSidebar"]').inner_text()
+    _clean(other)
+    # reload keeps the view
+    other.reload(wait_until="commit")
+    expect(other.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    assert _sentence(other) == first
+    ctx.close()
     page.close()

@@ -37,6 +37,8 @@ _DONE = "_q_restored"
 _PENDING = "_q_pending"
 _SIDEBAR = ("src", "fp", "bench", "judge", "pub", "preset", "w", "min")
 _PREFIX = "s."
+#: The preset name of hand-set weights (the sidebar's last preset option).
+CUSTOM = "custom"
 
 
 def weights_text(weights: dict[str, float]) -> str:
@@ -160,8 +162,6 @@ def _settings(page: str | None) -> dict[str, str]:
 
 def sync() -> None:
     """Write the current view into the URL (only when it changed; no rerun)."""
-    from ui.sidebar import CUSTOM
-
     ss = st.session_state
     sel = ss.get("selection")
     if sel is None:

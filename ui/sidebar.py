@@ -29,7 +29,7 @@ from ui.cache import loaders as cache
 from ui.state import kept, url_notice
 
 SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/cache/live_run.py
-CUSTOM = "custom"
+CUSTOM = query.CUSTOM
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 DEFAULT_PRESET = "balanced"
 

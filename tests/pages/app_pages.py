@@ -13,6 +13,7 @@ def pages_in_app() -> list[tuple[str, str]]:
     tree = ast.parse(APP_PY.read_text())
     calls = [
         node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page"
+        and node.args and isinstance(node.args[0], ast.Constant)  # page files; not the old-path redirects
     ]
     calls.sort(key=lambda n: (n.lineno, n.col_offset))
     return [(n.args[0].value, next(k.value.value for k in n.keywords if k.arg == "title")) for n in calls]

@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import polars as pl
 
+from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.weights import WEIGHTED_SCHEMA
 from cap_core.schema import PROFILE_SCHEMA
 from components.labels import with_labels
 from components.tables import profile_table, scores_table
 from ui.cache import loaders as cache
-from ui.sidebar import Selection
+
+
+class Selection(Protocol):
+    """What this module reads of a :class:`ui.sidebar.Selection` (no import: the sidebar uses this module)."""
+
+    ds: Dataset | None
+    fingerprint: str
+    benchmark: str | None
+    labels: list[str]
+    include_published: bool
+    weights: dict[str, float]
 
 _COLS = list(PROFILE_SCHEMA) + ["label"]
 #: Shown in place of the weighted score when every slider is at 0.
