@@ -4,11 +4,12 @@ import streamlit as st
 
 from cap_core.choice.leaderboard import HOLM
 from cap_core.errors import CAPInputError
+from cap_core.profile.weights import PRESETS
 from components.labels import short_label
 from components.leaderboard import leaderboard_figure, leaderboard_table, sample_size_text, weights_caption
-from ui.cache.choose import choose_view, html_file
+from ui.cache.choose import choose_view, closest_preset, html_file
 from ui.display import download
-from ui.sidebar import data_location, get_selection
+from ui.sidebar import data_location, get_selection, use_preset
 from ui.state import kept
 
 sel = get_selection()
@@ -32,6 +33,14 @@ ch = view.choice
 st.caption(f"{data_location(sel)}. Scores in percent with {ch.level:.0%} intervals; differences from the leader "
            f"are paired over the shared bootstrap resamples, {HOLM}-corrected across the comparisons.")
 st.markdown(f"**{ch.sentence}**")
+if not view.board["rank"].is_not_null().any():
+    near = closest_preset(sel.preset, sel.measured) if sel.preset in PRESETS else None
+    st.warning("No leaderboard under these weights: the weighted conditions are not measured for the selected "
+               "judges here." + (f" The closest preset that works is '{near}'." if near else
+                                 " Raise the weight of a measured condition in the sidebar."))
+    if near:
+        st.button(f"Use '{near}'", key="cho_use_closest", on_click=use_preset, args=(near,))
+    st.stop()
 left, right = st.columns([3, 1])
 right.markdown("**Weights in force**")
 right.caption(weights_caption(sel.weights, sel.measured, sel.preset))

@@ -26,7 +26,7 @@ def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame
         pl.col("score", "ci_low", "ci_high").round(decimals),
         pl.col("p_best").round(3).alias("P(best)"),
         pl.struct("rank", "separable").map_elements(lambda r: sep(r["rank"], r["separable"]),
-                                                    return_dtype=pl.String).alias("separable"),
+                                                    return_dtype=pl.String).alias("separable from leader"),
         pl.col("diff_vs_leader").round(decimals).alias("diff"),
         pl.col("diff_ci_low").round(decimals).alias("diff_low"),
         pl.col("diff_ci_high").round(decimals).alias("diff_high"),
@@ -61,13 +61,14 @@ def leaderboard_figure(board: pl.DataFrame) -> go.Figure:
 
 
 def weights_caption(weights: dict[str, float], measured: list[str], preset: str) -> str:
-    """``"Weights in force (balanced): C1 1, C2 1, C7 1 — renormalised to 1/3 each"``-style text."""
+    """``"Preset balanced: C1 1 (33%), C2 1 (33%), C7 1 (33%)"``: the measured, positively weighted
+    conditions with their share after renormalisation."""
     on = {c: w for c, w in weights.items() if w > 0 and c in measured}
     if not on:
-        return f"Weights in force ({preset}): none."
+        return f"Preset {preset}: no weighted condition is measured."
     total = sum(on.values())
     parts = ", ".join(f"{c} {w:g} ({100 * w / total:.0f}%)" for c, w in on.items())
-    return f"Weights in force ({preset}): {parts}."
+    return f"Preset {preset}: {parts}."
 
 
 def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
@@ -78,4 +79,6 @@ def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
     return (f"{leader} and {runner_up} differ by {s['diff']:.1f} points on {s['n_items']} items. If that difference "
             f"is real, separating them at {s['level']:.0%} (power {s['power']:.0%}) takes "
             f"{n(s['more_to_separate'])}; showing parity within ±{s['margin']:g} points takes "
-            f"{n(s['more_for_parity'])} of this kind (normal approximation from the paired bootstrap variance).")
+            f"{n(s['more_for_parity'])} of this kind (normal approximation from the paired bootstrap variance)"
+            + (f"; the observed difference is close to the ±{s['margin']:g} margin, so parity needs many items."
+               if 0.8 * s["margin"] <= abs(s["diff"]) < s["margin"] else "."))

@@ -71,7 +71,8 @@ def _apply_preset() -> None:
             st.session_state[f"sb_w_{c}"] = PRESETS[name][c]
 
 
-def _use_preset(name: str) -> None:
+def use_preset(name: str) -> None:
+    """Switch to preset ``name`` and set its weights (a button callback)."""
     st.session_state["sb_preset"] = name
     _apply_preset()
 
@@ -196,7 +197,7 @@ def _weights(sb, sel: Selection) -> None:
             sb.warning(f"Preset '{sel.preset}' weighs only conditions these judges lack here; no score."
                        + (f" Closest preset that works: '{near}'." if near else ""))
             if near:
-                sb.button(f"Use '{near}'", key="sb_use_closest", on_click=_use_preset, args=(near,))
+                sb.button(f"Use '{near}'", key="sb_use_closest", on_click=use_preset, args=(near,))
         else:
             sb.warning("No weighted condition is measured for these judges: raise "
                        f"{condition_ranges(sel.measured) or 'a measured condition'}.")

@@ -315,7 +315,7 @@ def _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, p
     how = ("bootstrap differences, normal approximation for published judges" if published
            else "paired bootstrap")
     if not scored:
-        text = "No judge has a score under these weights: none has a weighted condition measured."
+        text = "No judge has a score under these weights: none has a weighted condition measured"
     else:
         lead = board.row(0, named=True)
         top = name(keys[scored[0]])

@@ -92,7 +92,7 @@ def test_practitioner_flow(monkeypatch):
     assert board["judge"].to_list() == ["Skywork-Reward-Gemma-2-27B (RM)", "internlm2-20b-reward (RM)",
                                         "o1-mini (arena_hard)"]
     assert board["score"][0] == pytest.approx(round(_c7_strict_by_hand(JUDGES[2]), 1))
-    assert any("Weights in force (adversarial traffic): C7 1 (100%)" in c.value for c in at.caption)
+    assert any("Preset adversarial traffic: C7 1 (100%)" in c.value for c in at.caption)
     sentence = next(m.value for m in at.markdown if m.value.startswith("**For these weights"))
     assert "Holm" in sentence and "C5, C6 are not measured on this benchmark" in sentence
     # the slider of a condition no selected judge has is disabled, saying where it is measured
@@ -140,6 +140,7 @@ def test_a_preset_with_nothing_measurable_offers_the_closest_that_works():
     _ok(at)
     warning = next(w.value for w in at.sidebar.warning)
     assert "weighs only conditions these judges lack" in warning and "'balanced'" in warning
+    assert "closest preset that works is 'balanced'" in at.main.warning[0].value
     at.sidebar.button(key="sb_use_closest").click().run()
     assert at.selectbox(key="sb_preset").value == "balanced"
     assert _board(at)["judge"][0] == "o1-mini (arena_hard)"
