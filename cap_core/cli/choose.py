@@ -1,5 +1,7 @@
-"""CLI verb ``choose``: the leaderboard for given weights, and gates for CI pipelines.
+"""CLI verbs ``choose`` and ``report``: the leaderboard for given weights, and gates for CI pipelines.
 
+``report --data DIR --benchmark B (--weights ... | --preset NAME) [--min ...] --out report.html``
+    The same choice as one self-contained HTML file (plotly embedded).
 ``choose --data DIR [--benchmark B] (--weights C1=1,C7=2 | --preset NAME) [--min C7=60]
 [--published] [--bootstrap 1000] [--seed 0] [--level 0.95] --out scores.csv
 [--profile-out profile.csv] [--html report.html] [--lock baseline.json]
@@ -41,18 +43,7 @@ def register(sub) -> None:
                        description="Rank judges under condition weights (CAP §5) with paired bootstrap "
                        "differences from the leader (Holm-corrected) and write the scores CSV.",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, required=True, help="dataset directory")
-    p.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable; default all)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--weights", help="condition weights, e.g. C1=1,C7=2 (absent conditions weigh 0)")
-    g.add_argument("--preset", help="a weight preset: " + ", ".join(repr(k) for k in PRESETS) + " (default balanced)")
-    p.add_argument("--min", action="append", default=[], metavar="C=PCT",
-                   help="minimum per condition: C7=60 on the value, C7.low=60 on the interval's lower bound "
-                   "(repeatable or comma-separated); judges below are filtered out and listed")
-    p.add_argument("--published", action="store_true", help="include the published CAP judges of the benchmark")
-    p.add_argument("--bootstrap", type=int_between(100, 100_000), default=1000, help="resamples (default 1000)")
-    p.add_argument("--seed", type=SEED, default=0)
-    p.add_argument("--level", type=float, default=0.95, help="interval level and 1 - alpha of the Holm correction")
+    _inputs(p, PRESETS)
     p.add_argument("--out", type=Path, required=True, help="scores CSV to write")
     p.add_argument("--profile-out", type=Path, help="also write the full profile CSV")
     p.add_argument("--html", type=Path, help="also write a self-contained HTML report (one benchmark)")
@@ -62,6 +53,36 @@ def register(sub) -> None:
     p.add_argument("--baseline", type=Path, help="gate: exit 1 when a judge is significantly below this locked baseline")
     p.add_argument("--gate-judge", action="append", help="judges checked against --baseline (default: all in it)")
     p.set_defaults(handler=_choose)
+    r = sub.add_parser("report", help="self-contained HTML report of the judge choice (opens offline)",
+                       description="Write the choice of one benchmark (leaderboard, sentence, radar, weights, "
+                       "coverage notes, provenance) as one HTML file with plotly embedded.",
+                       epilog="exit codes:\n  0  the report was written\n  2  bad input (one line on stderr)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _inputs(r, PRESETS)
+    r.add_argument("--out", type=Path, required=True, help="HTML file to write")
+    r.set_defaults(handler=_report)
+
+
+def _inputs(p: argparse.ArgumentParser, presets) -> None:
+    p.add_argument("--data", type=Path, required=True, help="dataset directory")
+    p.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable; default all)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--weights", help="condition weights, e.g. C1=1,C7=2 (absent conditions weigh 0)")
+    g.add_argument("--preset", help="a weight preset: " + ", ".join(repr(k) for k in presets) + " (default balanced)")
+    p.add_argument("--min", action="append", default=[], metavar="C=PCT",
+                   help="minimum per condition: C7=60 on the value, C7.low=60 on the interval's lower bound "
+                   "(repeatable or comma-separated); judges below are filtered out and listed")
+    p.add_argument("--published", action="store_true", help="include the published CAP judges of the benchmark")
+    p.add_argument("--bootstrap", type=int_between(100, 100_000), default=1000, help="resamples (default 1000)")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--level", type=float, default=0.95, help="interval level and 1 - alpha of the Holm correction")
+
+
+def _report(args: argparse.Namespace) -> str:
+    html = args.out
+    args.out, args.html, args.profile_out, args.lock, args.fail_below, args.baseline = None, html, None, None, [], None
+    _choose(args)
+    return f"wrote the HTML report to {html}"
 
 
 def _gates(specs: list[str]) -> list[tuple[str, str | None, float]]:
@@ -152,7 +173,8 @@ def _choose(args: argparse.Namespace) -> str:
             raise CAPInputError("a gated judge is not on the leaderboard", argument="--fail-below", got=judge,
                                 expected="one of " + ", ".join(sorted(set(board["judge"].to_list()))),
                                 fix="name a judge of the benchmark (filtered-out judges are not ranked)")
-    write_csv(board, args.out)
+    if args.out is not None:
+        write_csv(board, args.out)
     if args.profile_out:
         write_csv(pl.concat(profiles, how="vertical_relaxed"), args.profile_out)
     if args.html or args.lock:

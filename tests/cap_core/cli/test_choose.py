@@ -119,3 +119,15 @@ def test_help_documents_exit_codes_and_process_status(data, tmp_path):
                            "--out", str(tmp_path / "s.csv"), "--fail-below", f"{JUDGE}=99", "--bootstrap", "100"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stderr.strip().splitlines()[-1].startswith("gate failed:")
+
+
+def test_report_verb_writes_an_offline_html_with_the_leaderboard(data, default_data_dir, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert run(["report", "--data", str(data[0]), "--benchmark", JB, "--preset", "balanced", "--out", str(out),
+                "--bootstrap", "100"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert 'id="leaderboard"' in text and "<script src=" not in text
+    assert text.count("<tr><td>") == 8  # the eight computed JudgeBench judges
+    # the shipped data hold six benchmarks: a report describes one
+    assert run(["report", "--data", str(default_data_dir), "--preset", "balanced", "--out", str(out)]) == 2
+    assert "exactly one --benchmark" in capsys.readouterr().err
