@@ -94,6 +94,10 @@ def restore() -> None:
         if key == "src":
             if value in SOURCE_CODES:
                 ss["sb_source"] = SOURCE_CODES[value]
+                if value != "default":
+                    state.url_notice(f"The link was made on {SOURCE_CODES[value]}"
+                                     + (f" (fingerprint {qp.get('fp')})" if qp.get("fp") else "")
+                                     + ", which a link cannot carry: load the same data here to see its view.")
             else:
                 state.url_notice(f"Ignored the link's data source {value!r}: expected one of {', '.join(SOURCE_CODES)}.")
         elif key == "pub":
