@@ -217,7 +217,7 @@ def test_shared_url_in_a_fresh_browser_context_shows_the_same_leader(server, bro
     expect(other.get_by_role("heading", name="Choose a judge").first).to_be_visible(timeout=SLOW)
     expect(other.locator(IDLE)).to_have_count(1, timeout=SLOW)
     assert _sentence(other) == first
-    assert "adversarial traffic" in other.locator('[data-testid="stSidebar"]').inner_text()
+    expect(other.get_by_text("Preset adversarial traffic: C7 1 (100%).")).to_be_visible()  # weights in force
     _clean(other)
     # reload keeps the view
     other.reload(wait_until="commit")
