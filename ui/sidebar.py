@@ -19,7 +19,7 @@ from cap_core.schema import CONDITION_IDS, CONDITIONS
 from components.labels import entry_label, short_label
 from ui.cache import loaders as cache
 
-SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/cache/live_run.py
+SOURCES = ("embedded default data", "upload", "live run results", "labelled items")  # see ui/cache/live_run.py, ui/cache/labelling.py
 CUSTOM = "custom"
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 
@@ -69,6 +69,13 @@ def _load(sel: Selection) -> None:
         sel.ds, sel.fingerprint = live_run_dataset()
         if sel.ds is None:
             st.sidebar.info("No live run in this session yet: start one on the Live run page.")
+        return
+    if sel.source == SOURCES[3]:
+        from ui.cache.labelling import labelled_dataset_for_sidebar
+
+        sel.ds, sel.fingerprint = labelled_dataset_for_sidebar()
+        if sel.ds is None:
+            st.sidebar.info("No labelled pairs with judgments yet: see the Labelling page.")
         return
     items = st.sidebar.file_uploader("Items table (or one joined table)", type=UPLOAD_TYPES, key="sb_items_file")
     judg = st.sidebar.file_uploader("Judgments table (optional)", type=UPLOAD_TYPES, key="sb_judgments_file")

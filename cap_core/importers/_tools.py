@@ -88,7 +88,8 @@ class Tally:
         for judge in sorted(self.counts):
             c = self.counts[judge]
             per = self.finals[judge]
-            enc = ", ".join(f"{raw!s} = {meaning} x{n}" for (raw, meaning), n in sorted(c.items(), key=lambda kv: -kv[1]))
+            ranked = sorted(c.items(), key=lambda kv: -kv[1])
+            enc = ", ".join(f"{raw!s} = {meaning} x{n}" for (raw, meaning), n in ranked)
             out.append(
                 f"{self.source}: judge {judge}: {per['A']} A, {per['B']} B, {per['tie']} tie, "
                 f"{per['unparsed']} unparsed (encodings: {enc})."
@@ -175,7 +176,7 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
             if c["A"] != c["B"]:
                 gold[key] = "A" if c["A"] > c["B"] else "B"
             else:
-                split = split + 1
+                split += 1
         keep = [r for r in records if r.judge not in ref]
         notes.append(f"{source}: gold is the majority verdict of {len(ref)} reference judge(s) "
                      f"({', '.join(sorted(ref)[:6])}) on {len(gold)} items; {split} items with split votes "
