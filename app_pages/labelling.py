@@ -82,8 +82,9 @@ with tab_label:
                   width="stretch")
         b3.button("B is better", key="lab_pick_B", shortcut="B", on_click=lc.pick, args=(*args, "B", seed),
                   width="stretch")
-        st.caption("Keyboard: A, T or B (not while the cursor is in the note field). The letters are those on "
-                   "the screen; the label is stored in the items' own letters.")
+        st.caption("Keyboard: A, T or B. The keys act only while no text field has the cursor (click the "
+                   "question first after typing a path or a note). The letters are those on the screen; the label "
+                   "is stored in the items' own letters.")
 
 with tab_use:
     st.markdown("Labelled pairs become CAP items (gold = your label; ties are left out). To see judges on "
