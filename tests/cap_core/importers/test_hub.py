@@ -136,3 +136,14 @@ def test_fetch_mtbench_human_then_import(tmp_path):
     assert sorted(zip(j["item_id"].str.split(":").list.first(), j["verdict"])) == [("81", "B"), ("82", "A"),
                                                                                   ("83", "B")]
     shutil.rmtree(out)
+
+
+def test_cli_list_and_missing_out(capsys):
+    from cap_core.cli.main import main
+
+    assert main(["fetch", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "judgebench: ScalerLab/JudgeBench" in out and "llmbar: (not on the Hub)" in out
+    assert main(["fetch", "judgebench"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: no output folder") and "\n" not in err
