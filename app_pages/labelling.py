@@ -73,7 +73,7 @@ with tab_label:
         with cb.container(border=True):
             st.markdown("**Response B**")
             st.text(right)
-        st.text_input("Note (optional, saved with the label)", key="lab_note")
+        st.text_input("Note (optional, saved with the label)", key=kept("lab_note"))
         args = (name, data, bench, row["item_id"], shown)
         b1, b2, b3 = st.columns(3)
         b1.button("A is better", key="lab_pick_A", shortcut="A", on_click=lc.pick, args=(*args, "A", seed),

@@ -14,7 +14,8 @@ files on the Hub (LLMBar: the Hub repository ``princeton-nlp/LLMBar`` holds only
 script that downloads from the GitHub repository), the entry has no ``repo_id`` and
 :func:`fetch` says where to get it instead.
 
-Nothing here runs at import time or reads ``../shared``; huggingface_hub is imported lazily.
+Nothing here runs at import time or reads a developer's public data folder; huggingface_hub is imported
+lazily.
 """
 
 from __future__ import annotations
