@@ -38,6 +38,7 @@ PAGES = {
     ],
     "Run judges": [
         st.Page("app_pages/live_run.py", title="Live run", url_path="live-run"),
+        st.Page("app_pages/labelling.py", title="Labelling", url_path="labelling"),
     ],
 }
 

@@ -2,7 +2,7 @@
 
 Parameters (all optional; order does not matter)::
 
-    src     data source: default | upload | live
+    src     data source: default | upload | live | labelled
     fp      fingerprint of the loaded data (a notice when the data now differ)
     bench   benchmark
     judge   one per selected judge (repeated), the entry labels of the sidebar
@@ -31,7 +31,8 @@ from ui import state
 __all__ = ["SOURCE_CODES", "restore", "sync", "show_notices", "pending", "weights_text", "parse_slider_weights"]
 
 #: URL code of each data source of the sidebar.
-SOURCE_CODES = {"default": "embedded default data", "upload": "upload", "live": "live run results"}
+SOURCE_CODES = {"default": "embedded default data", "upload": "upload", "live": "live run results",
+                "labelled": "labelled items"}
 _CODE_OF = {v: k for k, v in SOURCE_CODES.items()}
 _DONE = "_q_restored"
 _PENDING = "_q_pending"

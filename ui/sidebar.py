@@ -28,7 +28,7 @@ from ui import query
 from ui.cache import loaders as cache
 from ui.state import kept, url_notice
 
-SOURCES = ("embedded default data", "upload", "live run results")  # the last: see ui/cache/live_run.py
+SOURCES = ("embedded default data", "upload", "live run results", "labelled items")  # see ui/cache/live_run.py, ui/cache/labelling.py
 CUSTOM = query.CUSTOM
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 DEFAULT_PRESET = "balanced"
@@ -91,6 +91,13 @@ def _load(sel: Selection) -> None:
         sel.ds, sel.fingerprint = live_run_dataset()
         if sel.ds is None:
             st.sidebar.info("No live run in this session yet: start one on the Live run page.")
+        return
+    if sel.source == SOURCES[3]:
+        from ui.cache.labelling import labelled_dataset_for_sidebar
+
+        sel.ds, sel.fingerprint = labelled_dataset_for_sidebar()
+        if sel.ds is None:
+            st.sidebar.info("No labelled pairs with judgments yet: see the Labelling page.")
         return
     items = st.sidebar.file_uploader("Items table (or one joined table)", type=UPLOAD_TYPES, key="sb_items_file")
     judg = st.sidebar.file_uploader("Judgments table (optional)", type=UPLOAD_TYPES, key="sb_judgments_file")

@@ -5,6 +5,9 @@ Verbs
 ``import llmbar|judgebench|table PATH --out DIR``
     Read public judge outputs (or a table in the documented schema) and write a
     dataset directory (items / judgments / declarations Parquet).
+``import --format alpacaeval|mtbench|arena-hard|inspect PATH [--gold-judge PATTERN | --gold FILE] --out DIR``
+    Read other tools' judge files (:data:`TOOL_FORMATS`); gold comes from reference judges
+    in the files, a gold table, or (inspect) the samples' targets.
 ``build-default [--shared DIR] [--out DIR] [--no-audit]``
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
@@ -36,7 +39,7 @@ from pathlib import Path
 from cap_core.cli.options import SEED
 from cap_core.errors import CAPInputError
 
-__all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
+__all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
 
 #: Function arguments whose command-line option has another name.
 _OPTION_OF = {"n_resamples": "bootstrap"}
@@ -45,9 +48,17 @@ _OPTION_OF = {"n_resamples": "bootstrap"}
 #: one or two replicates and the interval means little.
 MIN_CLI_RESAMPLES = 100
 
+#: ``import --format`` names of other tools' judge files -> their importer (module.function).
+TOOL_FORMATS: dict[str, str] = {
+    "alpacaeval": "cap_core.importers.alpacaeval.import_alpacaeval",
+    "mtbench": "cap_core.importers.mtbench.import_mtbench",
+    "arena-hard": "cap_core.importers.arena_hard.import_arena_hard",
+    "inspect": "cap_core.importers.inspect_logs.import_inspect",
+}
+
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
 EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "cap_core.cli.validity", "cap_core.cli.judge",
-                               "cap_core.cli.analyses", "cap_core.cli.choose")
+                               "cap_core.cli.analyses", "cap_core.cli.choose", "cap_core.cli.fetch")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,8 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="verb", required=True)
 
     imp = sub.add_parser("import", help="import judge outputs into a dataset directory")
-    imp.add_argument("kind", choices=["llmbar", "judgebench", "table"])
-    imp.add_argument("path", type=Path, help="LLMBar Dataset folder, JudgeBench folder, or items table")
+    imp.add_argument("kind", nargs="?", choices=["llmbar", "judgebench", "table", *TOOL_FORMATS])
+    imp.add_argument("path", type=Path, help="LLMBar Dataset folder, JudgeBench folder, items table, or a tool's "
+                     "judge file or folder")
+    imp.add_argument("--format", choices=list(TOOL_FORMATS), help="another tool's judge files (same as KIND)")
+    imp.add_argument("--gold-judge", help="(tool formats) pattern of the reference judges whose majority is gold, "
+                     "e.g. 'expert_*'")
+    imp.add_argument("--gold", type=Path, help="(tool formats) table with item_id and gold (A/B)")
+    imp.add_argument("--baseline", help="(arena-hard v0.1) baseline model the files do not name")
     imp.add_argument(
         "--judgments", type=Path, help="(table) the judgments file; without it PATH holds judgments joined with item columns"
     )
@@ -103,9 +120,22 @@ def _import(args: argparse.Namespace) -> str:
     from cap_core import importers
     from cap_core.dataset import save_dataset
 
-    if args.kind == "llmbar":
+    kind = args.format or args.kind
+    if args.format and args.kind and args.format != args.kind:
+        raise CAPInputError("two formats given", argument="--format", expected=f"one format ({args.kind!r} or "
+                            f"{args.format!r})", got=args.format, fix="give the format once")
+    if kind is None:
+        raise CAPInputError("no format given", argument="--format", expected="KIND or --format, one of "
+                            + ", ".join(["llmbar", "judgebench", "table", *TOOL_FORMATS]),
+                            fix="e.g. `python -m cap_core import --format mtbench gpt-4_pair.jsonl --out DIR`")
+    if kind in TOOL_FORMATS:
+        module, func = TOOL_FORMATS[kind].rsplit(".", 1)
+        extra = {"baseline": args.baseline} if kind == "arena-hard" else {}
+        ds = getattr(importlib.import_module(module), func)(args.path, gold_judge=args.gold_judge, gold=args.gold,
+                                                            **extra)
+    elif kind == "llmbar":
         ds = importers.import_llmbar(args.path)
-    elif args.kind == "judgebench":
+    elif kind == "judgebench":
         ds = importers.import_judgebench(args.path, args.fork)
     else:
         # without --judgments, PATH is one joined table: judgment rows carrying item columns
