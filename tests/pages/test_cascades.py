@@ -198,7 +198,11 @@ def test_an_edited_price_table_reaches_the_page(tmp_path, monkeypatch):
 
 def test_confidence_auroc_and_graded_table_on_the_page():
     from cap_core import load_dataset
-    from cap_core.cascades.judge_confidence import confidence_auroc, item_confidence, item_frame
+    from cap_core.cascades.judge_confidence import (
+        confidence_auroc,
+        item_confidence,
+        item_frame,
+    )
 
     at = _open()
     conf = at.dataframe[1].value  # after the repeated-error table
