@@ -149,3 +149,28 @@ def test_final_line_overrides_and_flags_conflict():
 def test_same_verdict_twice_is_no_conflict():
     p = parse_verdict("My final verdict is tie: [[A=B]]")
     assert (p.verdict, p.conflict) == ("tie", False)
+
+
+def test_real_judgebench_arena_hard_replies_match_the_recorded_decisions(shared_dir):
+    """Every o1-mini and Claude-3-Haiku reply of JudgeBench (arena_hard prompt) parses to the decision
+    JudgeBench recorded, except where JudgeBench records null because the reply holds two different
+    [[...]] tokens (its rule); there CAP takes the last token (rule 3)."""
+    import ast
+    import json
+    import re
+
+    to_cap = {"A>B": "A", "B>A": "B", "A=B": "tie", None: "unparsed"}
+    files = sorted((shared_dir / "data" / "judgebench" / "outputs").glob("*judge_name=arena_hard*.jsonl"))
+    assert len(files) == 2
+    n = differ = 0
+    for f in files:
+        for line in f.read_text(encoding="utf-8").splitlines():
+            for g in json.loads(line)["judgments"]:
+                j = g["judgment"]
+                text = (ast.literal_eval(j) if isinstance(j, str) else j)["response"]
+                got, want = parse_verdict(text).verdict, to_cap[g["decision"]]
+                n += 1
+                if got != want:
+                    differ += 1
+                    assert want == "unparsed" and len(set(re.findall(r"\[\[([AB<>=]+)\]\]", text))) > 1, text[-300:]
+    assert n == 2 * (350 + 270) and differ == 13
