@@ -70,7 +70,8 @@ def register(subparsers) -> None:
     ds.add_argument("--view", action="append")
     ds.add_argument("--family-map", type=Path, help="CSV with columns judge, family (overrides name patterns)")
     ds.add_argument("--pairs-out", type=Path, help="every judge pair")
-    co = subparsers.add_parser("correct", help="App. K bias-corrected accuracy")
+    co = subparsers.add_parser("correct", help="App. K bias-corrected accuracy (clipped to [0, 1]; "
+                               "saturated cells flagged)")
     co.add_argument("--data", type=Path, required=True)
     co.add_argument("--benchmark", required=True)
     co.add_argument("--judge", action="append")
@@ -218,7 +219,11 @@ def _correct(args) -> str:
     out = bias_corrected(res, position_parameters(ds, args.benchmark, args.judge), benchmark=args.benchmark,
                          seed=args.seed)
     _write(out, args.out)
-    return f"wrote {out.height} corrected cells to {args.out}"
+    sat = out.filter(pl.col("saturated").fill_null(False))
+    above, below = (int((sat["saturation"] == side).sum()) for side in ("above 1", "below 0"))
+    tail = (f"; {sat.height} saturated ({above} above 1, {below} below 0), reported clipped to [0, 1] with the "
+            "unclipped value in corrected_unclipped") if sat.height else ""
+    return f"wrote {out.height} corrected cells to {args.out}{tail}"
 
 
 def _compare(args) -> str:

@@ -89,3 +89,15 @@ def test_correct_accuracy_clip_helper():
     vals, side = clip_unit(np.array([-0.3, 0.0, 0.4, 1.0, 1.2, np.nan]))
     assert np.allclose(vals[:5], [0.0, 0.0, 0.4, 1.0, 1.0]) and np.isnan(vals[5])
     assert side.tolist() == ["below 0", "", "", "", "above 1", ""]
+
+
+def test_correct_verb_reports_saturation(tmp_path, capsys):
+    from cap_core.cli.main import main
+    from cap_core.dataset import save_dataset
+
+    data = save_dataset(_skewed_dataset(10, 6), tmp_path / "d")
+    out = tmp_path / "c.csv"
+    assert main(["correct", "--data", str(data), "--benchmark", "toy", "--bootstrap", "200", "--out", str(out)]) == 0
+    assert "1 saturated (1 above 1, 0 below 0)" in capsys.readouterr().out
+    r = pl.read_csv(out).filter(pl.col("condition") == "overall").row(0, named=True)
+    assert r["corrected"] == pytest.approx(1.0) and r["corrected_unclipped"] == pytest.approx(4 / 3)
