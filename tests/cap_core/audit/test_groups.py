@@ -88,3 +88,22 @@ def test_audit_result_carries_the_notice():
     ls = LabelSet("lookalike", pairs_frame(rows))
     res = audit_label_set(ls, n_permutations=2, modes=("paired",), predictors=("length_only",))
     assert any("12 pairs of groups" in n for n in res.notices)
+
+
+def test_audit_verb_prints_the_lookalike_notice(tmp_path, capsys):
+    from cap_core.cli.main import main
+
+    topics = ["Roman aqueducts", "tidal locking", "bee dances", "paper folding", "glacier calving", "jazz modes",
+              "coral bleaching", "bridge cables", "sourdough starters", "solar flares", "chess openings", "moss spores"]
+    rows = []
+    for i, topic in enumerate(topics):
+        for k, stem in enumerate((f"Describe {topic} in two sentences", f"Describe {topic} in two sentences!")):
+            long, short = "x" * (40 + i), "y" * (10 + i)
+            a, b, lab = (long, short, "A") if (i + k) % 2 else (short, long, "B")
+            rows.append({"prompt": stem, "response_a": a, "response_b": b, "label": lab, "group": stem})
+    f = tmp_path / "own.csv"
+    f.write_bytes(_csv(rows))
+    assert main(["audit", "--labels", str(f), "--mode", "paired", "--permutations", "19",
+                 "--out", str(tmp_path / "a.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "notice: own.csv: 12 pairs of groups look like variants" in err
