@@ -57,3 +57,15 @@ st.caption("Share of the cheap judge's wrong verdicts that each other judge repe
            "expected if its errors were independent given the gold label (Jev paper §6.2).")
 st.subheader("Agreement matrix (Cohen's κ)")
 st.plotly_chart(agreement_heatmap(v.agreement), key="cas_matrix")
+st.subheader("Confidence: does it rank the errors?")
+conf, conf_notes = cc.confidence_table(fp, ds, bench, ch.scored, ch.method)
+st.dataframe(conf, hide_index=True, key="cas_conf")
+st.caption("AUROC: the chance that a right item has higher confidence than a wrong one (0.5 = no ranking; "
+           "Jev paper §6.1). Top band: error rate (%) among items with confidence ≥ 0.75.")
+for note in conf_notes:
+    st.caption(note)
+if src == cc.SOURCES[1]:
+    st.subheader("Graded verdicts (B better −1 < tie 0 < A better +1) and the median jury")
+    st.dataframe(cc.graded_view(cc.pandalm_stamp()), hide_index=True, key="cas_graded")
+    st.caption("Exact and within-one accuracy (%), quadratic-weighted κ, mean offset (levels, judge − raters) and "
+               "the best constant shift; the median jury takes the lower median of its judges' levels.")

@@ -128,7 +128,8 @@ GOLDS: tuple[str, ...] = ("A", "B")
 #: ``consistency`` pure consistency; ``stable_but_wrong`` = consistency - strict;
 #: ``supported`` C8 share supported among AB-correct items;
 #: ``supported_correct`` C8 unconditional supported-and-correct rate;
-#: ``natural_pa`` / ``surface_gap`` the LLMBar C5 reference subset and difference.
+#: ``natural_pa`` / ``surface_gap`` the LLMBar C5 reference subset and difference;
+#: ``macro_pa`` the unweighted mean of per-subset overall pa (profiles by subset).
 METRICS: tuple[str, ...] = (
     "pa",
     "strict",
@@ -138,6 +139,7 @@ METRICS: tuple[str, ...] = (
     "supported_correct",
     "natural_pa",
     "surface_gap",
+    "macro_pa",
 )
 
 ITEMS_SCHEMA: dict[str, pl.DataType] = {

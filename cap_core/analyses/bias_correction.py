@@ -25,7 +25,14 @@ Joint bootstrap (App. K): replicate ``r`` uses the item-resampling replicate ``r
 the raw cell (from :func:`cap_core.profile.conditions.compute_profile`) and independent
 parametric draws ``q0* ~ N(q0, SE_q0)``, ``q1* ~ N(q1, SE_q1)``; the percentile
 interval is taken over the corrected replicates. Units: proportions (0-1), as in
-Table 18; corrected values may exceed 1 ("saturated").
+Table 18.
+
+Saturation: an accuracy lies in [0, 1], but the plug-in formula can leave it (above 1 when
+the raw accuracy exceeds q1, below 0 when it is under 1 − q0). The reported ``corrected``
+value and the interval ends are clipped to [0, 1] (:func:`clip_unit`); the unclipped value
+stays in ``corrected_unclipped`` and ``saturated`` / ``saturation`` ("above 1" /
+"below 0") say that the clip was applied -- a saturated estimate means the correction
+is not informative for that cell, not that the judge is perfect (or worthless).
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult
 from cap_core.verdicts import verdict_rows
 
-__all__ = ["position_parameters", "correct_accuracy", "bias_corrected", "CORRECTED_CONDITIONS"]
+__all__ = ["position_parameters", "correct_accuracy", "clip_unit", "bias_corrected", "CORRECTED_CONDITIONS"]
 
 CORRECTED_CONDITIONS: tuple[str, ...] = ("overall", "C1", "C2", "C3", "C4")
 
@@ -98,6 +105,20 @@ def correct_accuracy(raw, q0, q1) -> np.ndarray:
         return np.where(den > 0, (raw + q0 - 1.0) / den, np.nan)
 
 
+def clip_unit(values) -> tuple[np.ndarray, np.ndarray]:
+    """Clip proportions to [0, 1] and say on which side each was clipped.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The clipped values (float64, NaN kept) and, per value, ``"above 1"``,
+        ``"below 0"`` or ``""`` (object array of str).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    side = np.where(v > 1.0, "above 1", np.where(v < 0.0, "below 0", "")).astype(object)
+    return np.clip(v, 0.0, 1.0), side
+
+
 def bias_corrected(result: ProfileResult, params: pl.DataFrame, *, benchmark: str, subset: str = "all",
                    seed: int = 0, level: float = 0.95) -> pl.DataFrame:
     """Corrected overall and C1-C4 accuracy with joint-bootstrap intervals.
@@ -119,9 +140,12 @@ def bias_corrected(result: ProfileResult, params: pl.DataFrame, *, benchmark: st
     -------
     polars.DataFrame
         ``judge``, ``condition``, ``raw`` (proportion), ``q0``, ``q1``,
-        ``corrected``, ``ci_low``, ``ci_high`` (proportions; null when not
-        identifiable), ``saturated`` (corrected > 1), ``ci_above_one`` (whole
-        interval > 1), ``status`` (``"ok"`` / ``"not identifiable"``), ``reason``.
+        ``corrected``, ``ci_low``, ``ci_high`` (proportions in [0, 1], clipped; null
+        when not identifiable), ``corrected_unclipped`` (the formula's value),
+        ``saturated`` (the formula's value lies outside [0, 1]), ``saturation``
+        (``"above 1"`` / ``"below 0"`` / ``""``), ``ci_above_one`` / ``ci_below_zero``
+        (the whole unclipped interval lies beyond that bound), ``status``
+        (``"ok"`` / ``"not identifiable"``), ``reason``.
 
     Raises
     ------
@@ -149,7 +173,8 @@ def bias_corrected(result: ProfileResult, params: pl.DataFrame, *, benchmark: st
     for r in rows.iter_rows(named=True):
         q0, q1, raw = r["q0"], r["q1"], r["value"] / 100.0
         rec = {"judge": r["judge"], "condition": r["condition"], "raw": raw, "q0": q0, "q1": q1,
-               "corrected": None, "ci_low": None, "ci_high": None, "saturated": None, "ci_above_one": None,
+               "corrected": None, "ci_low": None, "ci_high": None, "corrected_unclipped": None,
+               "saturated": None, "saturation": None, "ci_above_one": None, "ci_below_zero": None,
                "status": "ok", "reason": ""}
         if q0 + q1 <= 1:
             rec.update(status="not identifiable",
@@ -163,9 +188,17 @@ def bias_corrected(result: ProfileResult, params: pl.DataFrame, *, benchmark: st
         reps = correct_accuracy(result.replicates[:, r["_k"]] / 100.0, d0, d1)
         lo, hi = (float(x) for x in percentile_interval(reps, level))
         corr = float(correct_accuracy(raw, q0, q1))
-        rec.update(corrected=corr, ci_low=lo, ci_high=hi, saturated=corr > 1.0, ci_above_one=lo > 1.0)
+        (c_corr, c_lo, c_hi), sides = clip_unit([corr, lo, hi])
+        side = str(sides[0])
+        rec.update(corrected=float(c_corr), ci_low=float(c_lo), ci_high=float(c_hi), corrected_unclipped=corr,
+                   saturated=bool(side), saturation=side, ci_above_one=lo > 1.0, ci_below_zero=hi < 0.0)
+        if side:
+            rec["reason"] = (f"saturated: the corrected value {corr:.3f} is {side} (raw {raw:.3f}, q0 {q0:.3f}, "
+                             f"q1 {q1:.3f}); reported clipped to {float(c_corr):g}")
         out.append(rec)
     return pl.DataFrame(out, schema={"judge": pl.String, "condition": pl.String, "raw": pl.Float64,
                                      "q0": pl.Float64, "q1": pl.Float64, "corrected": pl.Float64,
-                                     "ci_low": pl.Float64, "ci_high": pl.Float64, "saturated": pl.Boolean,
-                                     "ci_above_one": pl.Boolean, "status": pl.String, "reason": pl.String})
+                                     "ci_low": pl.Float64, "ci_high": pl.Float64,
+                                     "corrected_unclipped": pl.Float64, "saturated": pl.Boolean,
+                                     "saturation": pl.String, "ci_above_one": pl.Boolean,
+                                     "ci_below_zero": pl.Boolean, "status": pl.String, "reason": pl.String})

@@ -27,7 +27,7 @@ Every learner is scikit-learn's L2-regularised ``LogisticRegression`` (lbfgs).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -38,6 +38,7 @@ from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from cap_core.audit.features import PREDICTORS, paired_design, unit_features
+from cap_core.audit.groups import variant_group_notice
 from cap_core.audit.label_set import LabelSet
 from cap_core.errors import CAPInputError
 
@@ -74,10 +75,13 @@ class AuditResult:
         :data:`PRED_SCHEMA`. ``chars`` is the unit's length in characters (paired mode:
         the left response) and ``chars_other`` the other response's length (paired:
         right; item: the pair partner, null for single responses).
+    notices : tuple of str
+        Warnings about the audit's groups (:func:`cap_core.audit.groups.variant_group_notice`).
     """
 
     table: pl.DataFrame
     predictions: pl.DataFrame
+    notices: tuple[str, ...] = field(default=())
 
 
 def permute_within(y: np.ndarray, blocks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -238,7 +242,9 @@ def audit_label_set(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permut
                                  for yp in perms for pp in [_oof(x, yp, fold, mode == "item")]])
                 rows.append(_row(ls, name, mode, y, codes, acc, kap, score, null, alpha, scheme, fold_name, seed))
                 preds.append(_pred_frame(ls.name, name, mode, u, y, pred, fold, chars))
-    return AuditResult(pl.DataFrame(rows, schema=AUDIT_SCHEMA, orient="row"), pl.concat(preds))
+    note = variant_group_notice(ls.name, p["group"].to_list() + ls.singles["group"].to_list())
+    return AuditResult(pl.DataFrame(rows, schema=AUDIT_SCHEMA, orient="row"), pl.concat(preds),
+                       () if note is None else (note,))
 
 
 def _null_labels(y, codes, mode, n_perm, seed) -> tuple[list[np.ndarray], str]:
@@ -287,4 +293,5 @@ def audit_label_sets(label_sets, **kwargs) -> AuditResult:
     if not label_sets:
         raise CAPInputError("no label sets to audit", fix="pass at least one label set")
     parts = [audit_label_set(ls, **kwargs) for ls in label_sets]
-    return AuditResult(pl.concat([r.table for r in parts]), pl.concat([r.predictions for r in parts]))
+    return AuditResult(pl.concat([r.table for r in parts]), pl.concat([r.predictions for r in parts]),
+                       tuple(n for r in parts for n in r.notices))

@@ -11,8 +11,12 @@ Two layouts are accepted (column names are case-insensitive):
     ``prompt``, ``response`` and ``label``: 1 (good, chosen) or 0 (bad, rejected);
     ``true`` / ``false`` and ``chosen`` / ``rejected`` are read as 1 / 0.
 
-Optional in both: ``group`` (defaults to ``prompt``: rows of one group are never split
-between training and test folds), ``subset`` (defaults to ``"all"``) and ``id``.
+Optional in both: ``group`` (rows of one group are never split between training and
+test folds; defaults to ``base_item_id``, else to the normalised prompt of
+:func:`cap_core.audit.groups.normalise_prompt` -- never the raw prompt text, which can
+differ between variants of one item), ``base_item_id``, ``subset`` (defaults to
+``"all"``) and ``id``. When groups look like variants of each other
+(:func:`cap_core.audit.groups.variant_group_pairs`) the set carries a notice.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cap_core.audit.groups import normalise_prompt, variant_group_notice
 from cap_core.audit.label_set import SINGLE_SCHEMA, LabelSet, pairs_frame
 from cap_core.errors import CAPInputError
 from cap_core.io import read_table
@@ -29,7 +34,7 @@ __all__ = ["read_user_label_set", "FORMAT_HELP"]
 
 FORMAT_HELP = (
     "pairs: columns prompt, response_a, response_b, label (A, B or tie) — or prompt, chosen, rejected; "
-    "single responses: columns prompt, response, label (1 good / 0 bad); optional group, subset, id"
+    "single responses: columns prompt, response, label (1 good / 0 bad); optional group, base_item_id, subset, id"
 )
 _PAIR_LABELS = {"a": "A", "b": "B", "tie": "tie", "1": "A", "2": "B", "0": "tie"}
 _SINGLE_LABELS = {"1": 1, "0": 0, "true": 1, "false": 0, "chosen": 1, "rejected": 0, "1.0": 1, "0.0": 0}
@@ -71,6 +76,11 @@ def _label(rec: dict, mapping: dict, name: str, row: int, expected: str) -> obje
     return mapping[key]
 
 
+def _group(rec: dict, prompt: str) -> str:
+    """The row's group: ``group``, else ``base_item_id``, else the normalised prompt."""
+    return _cell(rec.get("group")) or _cell(rec.get("base_item_id")) or normalise_prompt(prompt) or prompt
+
+
 def _parse_pairs(recs: list[dict], name: str, chosen_rejected: bool) -> pl.DataFrame:
     rows = []
     a_col, b_col = ("chosen", "rejected") if chosen_rejected else ("response_a", "response_b")
@@ -78,7 +88,7 @@ def _parse_pairs(recs: list[dict], name: str, chosen_rejected: bool) -> pl.DataF
         prompt = _text(rec, "prompt", name, i)
         a, b = _text(rec, a_col, name, i), _text(rec, b_col, name, i)
         lab = "A" if chosen_rejected else _label(rec, _PAIR_LABELS, name, i, "A, B or tie")
-        group = _cell(rec.get("group")) or prompt
+        group = _group(rec, prompt)
         rows.append((_cell(rec.get("id")) or f"row-{i}", group, _cell(rec.get("subset")) or "all", a, b, lab))
     return pairs_frame(rows)
 
@@ -89,7 +99,7 @@ def _parse_singles(recs: list[dict], name: str) -> pl.DataFrame:
         prompt = _text(rec, "prompt", name, i)
         resp = _text(rec, "response", name, i)
         lab = _label(rec, _SINGLE_LABELS, name, i, "1 or 0")
-        rows.append((_cell(rec.get("id")) or f"row-{i}", _cell(rec.get("group")) or prompt,
+        rows.append((_cell(rec.get("id")) or f"row-{i}", _group(rec, prompt),
                      _cell(rec.get("subset")) or "all", resp, lab))
     return pl.DataFrame(rows, schema=SINGLE_SCHEMA, orient="row")
 
@@ -152,4 +162,7 @@ def read_user_label_set(path: str | Path, *, data: bytes | None = None, name: st
     n_tie = int((pairs["label"] == "tie").sum())
     if n_tie:
         notices.append(f"{fname}: {n_tie} of {pairs.height} pairs are ties (excluded from scoring, counted)")
+    note = variant_group_notice(fname, pairs["group"].to_list() + singles["group"].to_list())
+    if note:
+        notices.append(note)
     return LabelSet(name or fname, pairs, singles, source=fname, notices=notices)

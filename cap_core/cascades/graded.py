@@ -3,6 +3,11 @@
 Levels are integers on one scale (e.g. 1..5, or B better -1 < tie 0 < A better +1 for
 three-way pairwise labels). All accuracies are **percent**; offsets are in **levels**
 (prediction minus label, negative = the judge places items lower than the raters).
+
+Median jury (Jev paper §6.4): per item, the median level of the jurors that gave one
+(an unparsed juror abstains); with an even number of such jurors the lower median
+(``upper=True``: the upper one), so the jury's level is always a level of the scale; no
+juror parsed: the jury is unparsed on the item. Scored like any judge.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["graded_metrics", "best_shift", "graded_table"]
+__all__ = ["graded_metrics", "best_shift", "graded_table", "median_jury"]
 
 
 def _iv(pred, label) -> tuple[np.ndarray, np.ndarray]:
@@ -79,8 +84,31 @@ def best_shift(pred, label, *, lo: int | None = None, hi: int | None = None) -> 
     return {"shift": best[1], "exact": best[0], "gain": best[0] - base}
 
 
+def median_jury(levels: np.ndarray, *, upper: bool = False) -> np.ndarray:
+    """Median-jury levels (rule in the module docstring).
+
+    Parameters
+    ----------
+    levels : array of float, shape (k, n)
+        Levels of k jurors on n items; NaN = unparsed.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        The jury's level per item, NaN where no juror gave one.
+    """
+    x = np.sort(np.asarray(levels, dtype=float), axis=0)  # NaN sorts last
+    n_ok = (~np.isnan(x)).sum(axis=0)
+    out = np.full(x.shape[1], np.nan)
+    has = n_ok > 0
+    pos = np.where(n_ok % 2 == 1, n_ok // 2, n_ok // 2 - (0 if upper else 1))
+    cols = np.flatnonzero(has)
+    out[cols] = x[pos[cols], cols]
+    return out
+
+
 def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: str = "gold", *,
-                 file: str | None = None) -> pl.DataFrame:
+                 file: str | None = None, jury: list[str] | None = None, upper: bool = False) -> pl.DataFrame:
     """:func:`graded_metrics` and :func:`best_shift` for several judge columns of one frame.
 
     Parameters
@@ -95,6 +123,11 @@ def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: st
         The label column.
     file : str, optional
         Named in error messages.
+    jury : list of str, optional
+        Judge columns (at least two) whose :func:`median_jury` is added as a last row
+        named ``"median of k (J1, J2, ...)"``.
+    upper : bool, default False
+        Upper instead of lower median for an even number of jurors.
 
     Returns
     -------
@@ -102,7 +135,8 @@ def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: st
         ``judge`` (String), ``n`` (Int64 labelled items), ``exact``, ``within_one``
         (Float64 percent), ``qwk`` (Float64, NaN if undefined), ``offset`` (Float64
         levels), ``shift`` (Int64 levels), ``shifted_exact`` (Float64 percent),
-        ``shift_gain`` (Float64 points); one row per judge, in ``judges`` order.
+        ``shift_gain`` (Float64 points); one row per judge, in ``judges`` order, then
+        the jury's row.
 
     Raises
     ------
@@ -114,7 +148,11 @@ def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: st
         raise CAPInputError("the graded table must be a polars DataFrame", file=file, got=type(frame).__name__)
     if judges is None:
         judges = [c for c in frame.columns if c not in ("item_id", label)]
-    missing = [c for c in [label, *judges] if c not in frame.columns]
+    jury = list(dict.fromkeys(jury or []))
+    if jury and len(jury) < 2:
+        raise CAPInputError("a median jury needs at least two judges", argument="jury", got=jury,
+                            expected="two or more judge columns", fix="name more jurors")
+    missing = [c for c in [label, *judges, *jury] if c not in frame.columns]
     if missing:
         raise CAPInputError("column missing from the graded table", file=file, column=missing[0], got=frame.columns,
                             fix="name one column per judge plus the label column")
@@ -122,7 +160,7 @@ def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: st
         raise CAPInputError("the graded table has no judge column", file=file, got=frame.columns,
                             expected=f"item_id, {label} and one column of levels per judge")
     levels = {}
-    for c in [label, *judges]:
+    for c in dict.fromkeys([label, *judges, *jury]):
         raw = frame[c]
         if raw.dtype == pl.String:
             raw = raw.str.strip_chars().replace("", None)
@@ -144,6 +182,11 @@ def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: st
         p = f[j].fill_null(np.nan).to_numpy()
         m, s = graded_metrics(p, y), best_shift(p, y)
         rows.append({"judge": j, **m, "shift": s["shift"], "shifted_exact": s["exact"], "shift_gain": s["gain"]})
+    if jury:
+        p = median_jury(np.stack([f[j].fill_null(np.nan).to_numpy().astype(float) for j in jury]), upper=upper)
+        m, s = graded_metrics(p, y), best_shift(p, y)
+        rows.append({"judge": f"median of {len(jury)} ({', '.join(jury)})", **m, "shift": s["shift"],
+                     "shifted_exact": s["exact"], "shift_gain": s["gain"]})
     return pl.DataFrame(rows, schema={"judge": pl.String, "n": pl.Int64, "exact": pl.Float64,
                                       "within_one": pl.Float64, "qwk": pl.Float64, "offset": pl.Float64,
                                       "shift": pl.Int64, "shifted_exact": pl.Float64, "shift_gain": pl.Float64})

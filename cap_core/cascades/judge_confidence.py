@@ -29,7 +29,8 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.verdicts import verdict_rows
 
-__all__ = ["item_frame", "item_confidence", "confidence_auroc", "error_by_band", "METHODS", "BANDS"]
+__all__ = ["item_frame", "item_confidence", "confidence_auroc", "error_by_band", "confidence_summary",
+           "METHODS", "BANDS"]
 
 METHODS = ("auto", "recorded", "margin", "decisive")
 #: Fixed confidence band edges on the [0, 1] scale; the last band is the "top band".
@@ -180,3 +181,51 @@ def error_by_band(confidence: np.ndarray, correct: np.ndarray, edges: tuple[floa
                      "error_rate": float(100 * (1 - y[m].mean())) if m.any() else None})
     return pl.DataFrame(rows, schema={"band": pl.String, "lo": pl.Float64, "hi": pl.Float64,
                                       "n_items": pl.Int64, "error_rate": pl.Float64})
+
+
+def confidence_summary(ds: Dataset, benchmark: str, judges: list[str], *, method: str = "auto"
+                       ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """How well each judge's confidence separates its right and wrong items (Jev paper §6.1, App. I).
+
+    Parameters
+    ----------
+    ds : Dataset
+    benchmark : str
+    judges : list of str
+        Judges with a confidence or scores (or any judge with ``method="decisive"``).
+    method : str
+        See :data:`METHODS`.
+
+    Returns
+    -------
+    (polars.DataFrame, polars.DataFrame)
+        Summary: ``judge``, ``method`` (String, the method used), ``n_items`` (Int64),
+        ``accuracy`` (Float64 percent, :func:`item_frame`), ``auroc``
+        (:func:`confidence_auroc`, NaN when all items are right or all wrong),
+        ``top_band_n`` (Int64), ``top_band_error`` (Float64 percent, null for an empty
+        band). Bands: ``judge`` plus :func:`error_by_band`'s columns.
+
+    Raises
+    ------
+    CAPInputError
+        No judge given; see :func:`item_frame` and :func:`item_confidence`.
+    """
+    if isinstance(judges, str) or not judges:
+        raise CAPInputError("name at least one judge", argument="judges", expected="a list of judge names",
+                            got=judges)
+    rows, bands = [], []
+    for j in dict.fromkeys(judges):
+        conf = item_confidence(ds, benchmark, j, method=method)
+        per = item_frame(ds, benchmark, j).join(conf.select("item_id", "confidence", "method"), on="item_id",
+                                                how="inner")
+        c, y = per["confidence"].to_numpy(), per["correct"].to_numpy()
+        b = error_by_band(c, y)
+        top = b.row(b.height - 1, named=True)
+        rows.append({"judge": j, "method": conf["method"][0] if conf.height else method, "n_items": per.height,
+                     "accuracy": 100 * float(y.mean()) if y.size else None, "auroc": confidence_auroc(c, y),
+                     "top_band_n": top["n_items"], "top_band_error": top["error_rate"]})
+        bands.append(b.select(pl.lit(j).alias("judge"), pl.all()))
+    summary = pl.DataFrame(rows, schema={"judge": pl.String, "method": pl.String, "n_items": pl.Int64,
+                                         "accuracy": pl.Float64, "auroc": pl.Float64, "top_band_n": pl.Int64,
+                                         "top_band_error": pl.Float64})
+    return summary, pl.concat(bands)

@@ -70,7 +70,8 @@ def register(subparsers) -> None:
     ds.add_argument("--view", action="append")
     ds.add_argument("--family-map", type=Path, help="CSV with columns judge, family (overrides name patterns)")
     ds.add_argument("--pairs-out", type=Path, help="every judge pair")
-    co = subparsers.add_parser("correct", help="App. K bias-corrected accuracy")
+    co = subparsers.add_parser("correct", help="App. K bias-corrected accuracy (clipped to [0, 1]; "
+                               "saturated cells flagged)")
     co.add_argument("--data", type=Path, required=True)
     co.add_argument("--benchmark", required=True)
     co.add_argument("--judge", action="append")
@@ -94,10 +95,13 @@ def register(subparsers) -> None:
     qc.add_argument("--bootstrap", type=int, default=200)
     qc.add_argument("--seed", type=SEED, default=0)
     qc.add_argument("--out", type=Path, required=True)
-    hd = subparsers.add_parser("hard", help="profiles on the hard-empirical subset")
+    hd = subparsers.add_parser("hard", help="profiles on the hard-empirical and/or a hard-constructed subset")
     hd.add_argument("--data", type=Path, required=True)
     hd.add_argument("--benchmark", required=True)
-    hd.add_argument("--selector", action="append", required=True, help="judge whose A/B errors select items")
+    hd.add_argument("--selector", action="append", help="judge whose A/B errors select items (hard-empirical)")
+    hd.add_argument("--construction", type=Path, help="table with an item_id column: your judge-independent "
+                    "hard construction (hard-constructed, CAP App. A.5)")
+    hd.add_argument("--types-out", type=Path, help="CSV of the error-type distribution of each subset (CAP Table 9)")
     hd.add_argument("--judge", action="append", help="judges to profile (default all)")
     hd.add_argument("--bootstrap", type=int, default=1000)
     hd.add_argument("--seed", type=SEED, default=0)
@@ -215,7 +219,11 @@ def _correct(args) -> str:
     out = bias_corrected(res, position_parameters(ds, args.benchmark, args.judge), benchmark=args.benchmark,
                          seed=args.seed)
     _write(out, args.out)
-    return f"wrote {out.height} corrected cells to {args.out}"
+    sat = out.filter(pl.col("saturated").fill_null(False))
+    above, below = (int((sat["saturation"] == side).sum()) for side in ("above 1", "below 0"))
+    tail = (f"; {sat.height} saturated ({above} above 1, {below} below 0), reported clipped to [0, 1] with the "
+            "unclipped value in corrected_unclipped") if sat.height else ""
+    return f"wrote {out.height} corrected cells to {args.out}{tail}"
 
 
 def _compare(args) -> str:
@@ -242,11 +250,41 @@ def _hard(args) -> str:
     from cap_core.analyses.hard_subsets import hard_empirical_profile
     from cap_core.dataset import load_dataset
 
-    res = hard_empirical_profile(load_dataset(args.data), args.benchmark, args.selector, judges=args.judge,
-                                 n_resamples=args.bootstrap, seed=args.seed)
-    _write(res.profile, args.out)
-    return (f"wrote the hard-empirical profile ({res.items.height} of {res.n_candidates} items) to {args.out}. "
-            f"{res.warning}")
+    from cap_core.analyses.hard_subsets import hard_constructed_profile
+    from cap_core.errors import CAPInputError
+    from cap_core.io import read_table
+
+    if not args.selector and args.construction is None:
+        raise CAPInputError("choose a hard subset", argument="--selector",
+                            expected="--selector JUDGE (hard-empirical) and/or --construction FILE (hard-constructed)",
+                            fix="add --selector for each judge whose errors select items, or --construction FILE")
+    construction = None
+    if args.construction is not None:  # read before any work, so a bad file stops the verb at once
+        construction, _ = read_table(args.construction, kind="hard construction")
+        if "item_id" not in construction.columns:
+            raise CAPInputError("the construction file lacks an item_id column", file=str(args.construction),
+                                column="item_id", got=construction.columns,
+                                fix="write one item id per row under a header item_id")
+    ds = load_dataset(args.data)
+    results, said = [], []
+    if args.selector:
+        res = hard_empirical_profile(ds, args.benchmark, args.selector, judges=args.judge,
+                                     n_resamples=args.bootstrap, seed=args.seed)
+        results.append(("hard_empirical", res))
+        said.append(f"hard-empirical ({res.items.height} of {res.n_candidates} items). {res.warning}")
+    if construction is not None:
+        try:
+            res = hard_constructed_profile(ds, args.benchmark, construction, judges=args.judge,
+                                           n_resamples=args.bootstrap, seed=args.seed)
+        except CAPInputError as err:
+            raise (err.replace(file=str(args.construction)) if err.row is not None else err) from None
+        results.append(("hard_constructed", res))
+        said.append(f"hard-constructed ({res.items.height} of {res.n_candidates} items). {res.warning}")
+    _write(pl.concat([r.profile for _, r in results]), args.out)
+    if args.types_out is not None:
+        _write(pl.concat([r.types.select(pl.lit(name).alias("subset"), "failure_type", "n", "pct")
+                          for name, r in results]), args.types_out)
+    return f"wrote the profile on {' and '.join(n for n, _ in results)} to {args.out}: " + " ".join(said)
 
 
 def _robustness(args) -> str:

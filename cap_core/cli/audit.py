@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from cap_core.cli.options import SEED
@@ -111,6 +112,8 @@ def _audit(args: argparse.Namespace) -> str:
                               n_splits=args.folds)
         tables.append(res.table)
         preds.append(res.predictions)
+        for note in dict.fromkeys([*sets[name].notices, *res.notices]):
+            print(f"notice: {note}", file=sys.stderr)
     table = pl.concat(tables)
     write_csv(table, args.out)
     if args.predictions is not None:

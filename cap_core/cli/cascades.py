@@ -1,5 +1,5 @@
-"""CLI verbs ``cascade``, ``jury``, ``agreement`` and ``graded`` (registered through
-``cap_core.cli.main.EXTENSIONS``).
+"""CLI verbs ``cascade``, ``jury``, ``agreement``, ``graded`` and ``confidence`` (registered
+through ``cap_core.cli.main.EXTENSIONS``).
 
 ``cascade --data DIR --benchmark B --cheap J --fallback J [--fallback J2] --out curve.csv``
     τ curve per fallback (accuracy %, deferral %, $ per 1,000 verdicts); how each cost
@@ -13,7 +13,12 @@
     within-one accuracy (%), quadratic weighted κ, mean offset and the best constant
     shift (levels) per judge, from ``DIR/graded.parquet`` (e.g. ``data/pandalm``: PandaLM
     on the three-level scale B better -1 < tie 0 < A better +1) or any table with one
-    column per judge and a label column.
+    column per judge and a label column. ``--jury J1 --jury J2 --jury J3`` adds the
+    median jury of those judges (lower median for an even count; ``--upper-median``).
+``confidence --data DIR --benchmark B --judge J [--judge J2] [--method auto] --out FILE.csv [--bands-out FILE]``
+    Per judge: the AUROC of its confidence for telling its right items from its wrong
+    ones (Jev §6.1), accuracy and the error rate of the top confidence band (App. I);
+    ``--bands-out`` writes the error rate of every band.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub) -> None:
-    """Add the four verbs to the CLI's subparsers."""
+    """Add the five verbs to the CLI's subparsers."""
     c = sub.add_parser("cascade", help="replay confidence cascades (cheap judge -> fallback)")
     _common(c)
     c.add_argument("--cheap", required=True, help="cheap judge (needs confidence or scores)")
@@ -66,8 +71,16 @@ def register(sub) -> None:
     g.add_argument("--judge", action="append", help="judge column (repeatable; default every column but "
                                                     "item_id and the label)")
     g.add_argument("--label", default="gold", help="label column (default gold)")
+    g.add_argument("--jury", action="append", help="juror column of a median jury (repeat, at least 2)")
+    g.add_argument("--upper-median", action="store_true", help="even juries take the upper median (default lower)")
     g.add_argument("--out", type=Path, required=True, help="CSV file to write")
     g.set_defaults(handler=_graded)
+    cf = sub.add_parser("confidence", help="confidence AUROC and error by confidence band per judge")
+    _common(cf)
+    cf.add_argument("--judge", action="append", required=True, help="judge with a confidence or scores (repeatable)")
+    cf.add_argument("--method", default="auto", help="confidence: auto, recorded, margin, decisive")
+    cf.add_argument("--bands-out", type=Path, help="CSV of the error rate per confidence band")
+    cf.set_defaults(handler=_confidence)
 
 
 def _write(frame: pl.DataFrame, out: Path) -> None:
@@ -149,8 +162,26 @@ def _graded(args) -> str:
         raise CAPInputError("the dataset directory holds no graded table", file=str(path), expected=GRADED_FILE,
                             fix="point --data at a directory with graded.parquet (e.g. data/pandalm) or pass --table")
     frame, _ = read_table(path, kind="graded")
-    t = graded_table(frame, args.judge, args.label, file=str(path))
+    t = graded_table(frame, args.judge, args.label, file=str(path), jury=args.jury, upper=args.upper_median)
     _write(t, args.out)
     best = t.sort("exact", descending=True).row(0, named=True)
-    return (f"wrote {t.height} graded rows to {args.out}; best exact accuracy {best['judge']}: "
-            f"{best['exact']:.1f}% on {best['n']} labelled items (within one level {best['within_one']:.1f}%)")
+    msg = (f"wrote {t.height} graded rows to {args.out}; best exact accuracy {best['judge']}: "
+           f"{best['exact']:.1f}% on {best['n']} labelled items (within one level {best['within_one']:.1f}%)")
+    if args.jury:
+        r = t.row(t.height - 1, named=True)
+        msg += (f"; {r['judge']}: exact {r['exact']:.1f}%, quadratic-weighted kappa {r['qwk']:.3f}, "
+                f"offset {r['offset']:+.2f} levels")
+    return msg
+
+
+def _confidence(args) -> str:
+    from cap_core.cascades.judge_confidence import confidence_summary
+    from cap_core.dataset import load_dataset
+
+    summary, bands = confidence_summary(load_dataset(args.data), args.benchmark, args.judge, method=args.method)
+    _write(summary, args.out)
+    if args.bands_out is not None:
+        _write(bands, args.bands_out)
+    parts = [f"{r['judge']} AUROC {r['auroc']:.3f} ({r['method']}, {r['n_items']} items)"
+             for r in summary.iter_rows(named=True)]
+    return f"wrote {summary.height} confidence rows to {args.out}; " + "; ".join(parts)

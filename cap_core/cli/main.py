@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--bootstrap", type=int, default=1000, help="number of resamples (default 1000)")
     pr.add_argument("--seed", type=SEED, default=0)
     pr.add_argument("--level", type=float, default=0.95)
-    pr.add_argument("--by-subset", action="store_true", help="also profile each native subset")
+    pr.add_argument("--by-subset", action="store_true", help="also profile each native subset "
+                    "(items without one form '(missing)'; 'all' is the micro value, macro_pa the subsets' mean)")
     pr.add_argument("--out", type=Path, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
@@ -183,6 +184,8 @@ def _profile(args: argparse.Namespace) -> str:
         judges=args.judge,
         by_subset=args.by_subset,
     )
+    for notice in res.notices:
+        print(f"notice: {notice}", file=sys.stderr)
     write_csv(res.profile, args.out)
     return f"wrote {res.profile.height} profile rows to {args.out}"
 

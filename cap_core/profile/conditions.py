@@ -40,11 +40,18 @@ sizes) and §4.1 (conditional and unconditional C8). Rules used throughout:
   shared by every judge and condition. Derived metrics (differences, products) are
   computed replicate by replicate. n=0 gives null value/CI and status
   ``unavailable``; n=1 gives a CI equal to the value.
+* Subsets (``by_subset=True``): overall and C7 rows per native ``subset``. Items without
+  a subset (null, or ``"all"``, which the items schema fills in for a null) form the
+  subset :data:`MISSING_SUBSET` when other items have one, and a notice says how many;
+  they are never silently folded into ``"all"`` only. Where subsets exist, the
+  ``"all"`` overall ``pa`` is labelled micro (item-weighted) and a ``macro_pa`` row
+  beside it is the unweighted mean of the subsets' overall pa (every subset row, the
+  missing one included), replicate by replicate (not primary).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -62,7 +69,10 @@ from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
 from cap_core.profile.units import Cells, add_cells, load_units, prepare
 from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
-__all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC"]
+__all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC", "MISSING_SUBSET"]
+
+#: Subset row of the items that carry no subset (only with ``by_subset`` and other subsets present).
+MISSING_SUBSET = "(missing)"
 
 #: Headline metric of each condition (LLMBar-style C5 uses ``pa``).
 PRIMARY_METRIC = {"overall": "pa", "C1": "pa", "C2": "pa", "C3": "pa", "C4": "pa",
@@ -82,6 +92,8 @@ class ProfileResult:
         the bootstrap replicates of profile row ``k`` (NaN where the row has none).
     n_resamples, seed, level
         The bootstrap settings used.
+    notices : tuple of str
+        Things the reader must know about the rows (e.g. items without a subset).
     """
 
     profile: pl.DataFrame
@@ -89,6 +101,7 @@ class ProfileResult:
     n_resamples: int
     seed: int
     level: float
+    notices: tuple[str, ...] = ()
 
 
 def _names_iv(given, allowed: list[str], what: str) -> list[str]:
@@ -119,6 +132,7 @@ _OPS = {
     "surface_gap": "reference-subset pa minus adversarial-subset pa",
     "supported": "supported rationales among correct, evaluated A/B verdicts",
     "supported_correct": "unconditional supported-correct rate (A/B accuracy x supported)",
+    "macro_pa": "macro mean of the subsets' position-averaged accuracy (each subset weighted equally)",
 }
 
 
@@ -127,6 +141,8 @@ def _row_specs(plans, subsets):
     specs = []
     for s in subsets:
         specs.append((s, "overall", "pa", "cell", [("overall", "pa", s)]))
+        if s == "all" and len(subsets) > 1:
+            specs.append((s, "overall", "macro_pa", "macro", [("overall", "pa", t) for t in subsets[1:]]))
         if s != "all":
             specs += _pair_specs(s, "C7") if plans["C7"].kind == "position" else [(s, "C7", "strict", "none", [])]
             continue
@@ -173,13 +189,22 @@ def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], 
                        by_subset: bool):
     items_b, coded_b = (p.get((bench,)) for p in prepped)
     if coded_b is None or coded_b.height == 0:
-        return [], np.zeros((n_resamples, 0))
+        return [], np.zeros((n_resamples, 0)), []
     plans = plan_benchmark(ds, bench)
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
     u, judges, orders = load_units(items_b, coded_b, judges_sel, extra)
-    subsets = ["all"]
+    subsets, notices = ["all"], []
     if by_subset:
         subsets += sorted(s for s in u.items.get_column("subset").unique().to_list() if s != "all")
+        n_missing = int((u.items.get_column("subset") == "all").sum())
+        if len(subsets) > 1 and n_missing:
+            # relabel for the subset selection only: strata and resamples were fixed by load_units
+            u = replace(u, items=u.items.with_columns(
+                pl.when(pl.col("subset") == "all").then(pl.lit(MISSING_SUBSET)).otherwise(pl.col("subset"))
+                .alias("subset")))
+            subsets.append(MISSING_SUBSET)
+            notices.append(f"{bench}: {n_missing} of {u.items.height} items carry no subset; they form "
+                           f"the subset row {MISSING_SUBSET!r} (and count in 'all' and in the macro mean)")
     cells = Cells(len(judges), u.n_base)
     add_cells(cells, u, plans, orders, subsets, bench)
     num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
@@ -196,6 +221,9 @@ def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], 
                 v, rep, n, ex = np.nan, nan_col, 0, 0
             elif kind == "cell":
                 v, rep, n, ex = val[ks[0]], reps[:, ks[0]], tot_den[ks[0]], tot_excl[ks[0]]
+            elif kind == "macro":
+                v, rep = float(np.mean(val[ks])), reps[:, ks].mean(axis=1)
+                n, ex = sum(tot_den[k] for k in ks), sum(tot_excl[k] for k in ks)
             elif kind == "diff":
                 v, rep = val[ks[0]] - val[ks[1]], reps[:, ks[0]] - reps[:, ks[1]]
                 use = ks if metric == "surface_gap" else ks[:1]
@@ -209,14 +237,19 @@ def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], 
             status = "" if cond == "overall" else plan.status
             if np.isnan(v):
                 status = "unavailable"
+            operator = _operator(plan, cond, metric, s, orders, int(round(n)))
+            if cond == "overall" and s == "all" and len(subsets) > 1:
+                operator = (f"{_OPS['macro_pa']} over {len(subsets) - 1} subsets (n={int(round(n))})"
+                            if metric == "macro_pa" else operator.replace(
+                                " on all items", " on all items (micro: item-weighted)"))
             rows.append({
                 "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
                 "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
-                "status": status, "operator": _operator(plan, cond, metric, s, orders, int(round(n))),
+                "status": status, "operator": operator,
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
             cols.append(rep)
-    return rows, np.column_stack(cols)
+    return rows, np.column_stack(cols), notices
 
 
 def compute_profile(
@@ -268,15 +301,17 @@ def compute_profile(
         under one base item.
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
-    rows, blocks = [], []
+    rows, blocks, notices = [], [], []
     prepped = prepare(ds, judge_list)
     parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
              for name in ("items", "judgments", "declarations")}
     for bench in benches:
         sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
                         ("items", "judgments", "declarations")))  # one benchmark, already validated
-        r, rep = _benchmark_profile(sub, bench, prepped, judge_list, int(n_resamples), int(seed), bool(by_subset))
+        r, rep, note = _benchmark_profile(sub, bench, prepped, judge_list, int(n_resamples), int(seed),
+                                          bool(by_subset))
         rows += r
+        notices += note
         blocks.append(rep)
     reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
     low, high = percentile_interval(reps, level=float(level), axis=0)
@@ -291,4 +326,5 @@ def compute_profile(
             row["ci_low"], row["ci_high"] = float(lo), float(hi)
         row["source"] = "computed"
     profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
-    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed), level=float(level))
+    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed),
+                         level=float(level), notices=tuple(notices))

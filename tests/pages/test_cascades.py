@@ -194,3 +194,26 @@ def test_an_edited_price_table_reaches_the_page(tmp_path, monkeypatch):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert float(at.metric[2].value.lstrip("$")) == pytest.approx(2 * before, abs=0.011)
+
+
+def test_confidence_auroc_and_graded_table_on_the_page():
+    from cap_core import load_dataset
+    from cap_core.cascades.judge_confidence import (
+        confidence_auroc,
+        item_confidence,
+        item_frame,
+    )
+
+    at = _open()
+    conf = at.dataframe[1].value  # after the repeated-error table
+    cheap = at.selectbox(key="cas_cheap").value
+    row = conf[conf["judge"] == cheap].iloc[0]
+    # recomputed from the two public functions the page's table is built on
+    ds = load_dataset(REPO / "data" / "default")
+    per = item_frame(ds, "judgebench", cheap).join(item_confidence(ds, "judgebench", cheap), on="item_id")
+    assert row["auroc"] == pytest.approx(confidence_auroc(per["confidence"].to_numpy(), per["correct"].to_numpy()))
+    at.radio(key="cas_src").set_value("PandaLM test set (data/pandalm)").run()
+    assert not at.exception
+    g = at.dataframe[2].value
+    assert {"qwk", "offset", "shift"} <= set(g.columns)
+    assert g["judge"].iloc[-1].startswith("median of 2")

@@ -189,3 +189,38 @@ def view(fingerprint: str, ds: Dataset, benchmark: str, ch: Choices, cheap: str,
     rep, mat = shared_errors(fingerprint, ds, benchmark, cheap, tuple(ch.fallback_options(cheap)))
     notes = cost_notes(fingerprint, ds, benchmark, ch.judges, prices)
     return CascadeView(d, cur, g, caption, curves, pl.concat([pts, casc]), rep, mat, notes)
+
+
+@st.cache_data(max_entries=16)
+def confidence_table(fingerprint: str, _ds: Dataset, benchmark: str, judges: tuple[str, ...],
+                     method: str = "auto") -> tuple[pl.DataFrame, list[str]]:
+    """AUROC of each judge's confidence for its right vs wrong items, and notes on judges left out
+    (:func:`cap_core.cascades.judge_confidence.confidence_summary`; accuracy and error in percent)."""
+    from cap_core.cascades.judge_confidence import confidence_summary
+    from cap_core.errors import CAPInputError
+
+    parts, notes = [], []
+    for j in judges:
+        try:
+            parts.append(confidence_summary(_ds, benchmark, [j], method=method)[0])
+        except CAPInputError as err:
+            notes.append(f"{j}: {err.problem}")
+    frame = pl.concat(parts) if parts else pl.DataFrame()
+    return frame, notes
+
+
+@st.cache_data(max_entries=2)
+def graded_view(stamp: Stamp) -> pl.DataFrame:
+    """PandaLM's three-level graded table (data/pandalm/graded.parquet): exact, within-one, QWK,
+    offset and best shift per judge, then the median jury of all its judges (``stamp`` is a key)."""
+    from cap_core.cascades.graded import graded_table
+    from cap_core.io import read_table
+
+    frame, _ = read_table(PANDALM / "graded.parquet", kind="graded")
+    judges = [c for c in frame.columns if c not in ("item_id", "gold")]
+    return graded_table(frame, judges, "gold", file="graded.parquet", jury=judges if len(judges) >= 2 else None)
+
+
+def pandalm_stamp() -> Stamp:
+    """Stamp of data/pandalm (a cache key for :func:`graded_view`)."""
+    return path_stamp(PANDALM)

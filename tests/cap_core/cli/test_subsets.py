@@ -49,3 +49,30 @@ def test_bad_flag_and_selector_exit_2(data_dir: Path, tmp_path: Path, capsys):
     assert main(["hard", "--data", str(data_dir), "--benchmark", "toy", "--selector", "Z",
                  "--out", str(tmp_path / "y.csv")]) == 2
     assert "no verdicts" in capsys.readouterr().err
+
+
+def test_hard_verb_constructed_subset(data_dir: Path, tmp_path: Path, capsys):
+    cons = tmp_path / "construction.csv"
+    cons.write_text("item_id\ni0\ni4\ni1\n")
+    out, types = tmp_path / "hard.csv", tmp_path / "types.csv"
+    assert main(["hard", "--data", str(data_dir), "--benchmark", "toy", "--selector", "J", "--construction", str(cons),
+                 "--bootstrap", "100", "--out", str(out), "--types-out", str(types)]) == 0
+    said = capsys.readouterr().out
+    assert "hard-constructed (3 of 6 items)" in said and "judge-independent" in said and "Selection bias" in said
+    prof = pl.read_csv(out).filter((pl.col("condition") == "overall") & (pl.col("metric") == "pa"))
+    got = {(r["subset"], r["judge"]): r["value"] for r in prof.iter_rows(named=True)}
+    # constructed: i0, i4, i1 (+ i1p); J 6/8, K 8/8 (worked in tests/cap_core/analyses/test_hard_subsets.py)
+    assert got[("hard_constructed", "J")] == pytest.approx(75.0) and got[("hard_constructed", "K")] == 100.0
+    t = pl.read_csv(types).filter(pl.col("subset") == "hard_constructed")
+    assert dict(t.select("failure_type", "n").rows()) == {"factual_fabrication": 2, "logical_reversal": 1}
+
+
+def test_hard_verb_bad_construction_exit_2(data_dir: Path, tmp_path: Path, capsys):
+    cons = tmp_path / "construction.csv"
+    cons.write_text("item_id\ni0\nnope\n")
+    assert main(["hard", "--data", str(data_dir), "--benchmark", "toy", "--construction", str(cons),
+                 "--out", str(tmp_path / "h.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "construction.csv" in err and "row 2" in err and "'nope'" in err and len(err.strip().splitlines()) == 1
+    assert main(["hard", "--data", str(data_dir), "--benchmark", "toy", "--out", str(tmp_path / "h.csv")]) == 2
+    assert "choose a hard subset" in capsys.readouterr().err
