@@ -38,6 +38,7 @@ PAGES = {
     "Run judges": [
         st.Page("app_pages/live_run.py", title="Live run", url_path="live-judging"),
     ],
+    "Help": [st.Page("app_pages/glossary.py", title="Glossary", url_path="glossary")],
 }
 
 page = st.navigation(PAGES, position="hidden")
