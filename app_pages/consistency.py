@@ -6,7 +6,7 @@ import streamlit as st
 from cap_core.errors import CAPInputError
 from cap_core.glossary import help_text
 from cap_core.schema import CONDITION_IDS
-from components.spearman_matrix import spearman_matrix
+from components.spearman_matrix import ranked_blocks, spearman_matrix
 from ui.cache import consistency as cc
 from ui.display import mostly_na, show_table
 from ui.sidebar import get_selection
@@ -44,12 +44,23 @@ try:
 except CAPInputError as err:
     st.warning(f"No cross-benchmark ranking for {cond}: {err}")
 else:
-    why = mostly_na(pairs, "benchmark pairs")
-    if why:
-        st.info(f"No matrix for {cond}: {why}")
-    else:
-        st.plotly_chart(spearman_matrix(pairs, "view_a", "view_b", f"{cond}: ρ between benchmarks"),
-                        key="cs_bench_fig")
+    # one grid per group of benchmarks that share judges: the loaded data and the published tables judge
+    # different judges, and one grid over both would be mostly n/a
+    blocks, alone = ranked_blocks(pairs, "view_a", "view_b")
+    if alone:
+        st.caption(f"Not in a grid ({len(alone)}): " + ", ".join(alone) + " — each shares fewer than 3 judges with "
+                   "every other benchmark on " + cond + ", so no ρ exists.")
+    if not blocks:
+        st.info(f"No matrix for {cond}: {mostly_na(pairs, 'benchmark pairs', share=0.0) or 'no benchmark pair.'}")
+    for i, block in enumerate(blocks):
+        sub = pairs.filter(pl.col("view_a").is_in(block) & pl.col("view_b").is_in(block))
+        why = mostly_na(sub, "benchmark pairs")
+        if why:
+            st.info(f"No matrix for {cond} on {', '.join(block)}: {why}")
+            continue
+        st.plotly_chart(spearman_matrix(sub, "view_a", "view_b", f"{cond}: ρ between benchmarks"
+                                        + (f" (group {i + 1})" if len(blocks) > 1 else "")),
+                        key="cs_bench_fig" if i == 0 else f"cs_bench_fig_{i + 1}")
     ok = pairs.filter(pl.col("status") == "ok")
     if ok.height:
         st.caption(f"Mean ρ over {ok.height} pair(s): {ok['rho'].mean():.2f}.")

@@ -64,17 +64,19 @@ def stress_interval_figure(deltas: pl.DataFrame) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         One ``Scatter`` trace per judge in its colour (:func:`components.colors.judge_colour`),
-        a point per condition with asymmetric 95% whiskers; a dotted line at 0; hover gives
-        δ, the interval and both values.
+        one row per judge and condition (y = ``"judge · condition"``, judges in table order)
+        with asymmetric 95% whiskers; a dotted line at 0; hover gives δ, the interval and
+        both values.
     """
     fig = go.Figure()
     judges = deltas["judge"].unique(maintain_order=True).to_list()
-    shown = short_labels(judges)
-    conds = deltas["condition"].unique(maintain_order=True).to_list()
+    shown = short_labels(judges, 40)
+    rows = [f"{shown[j]} · {c}" for j, c in deltas.select("judge", "condition").iter_rows()]
     for judge in judges:
         d = deltas.filter(pl.col("judge") == judge)
         fig.add_trace(go.Scatter(
-            x=d["delta"].to_list(), y=d["condition"].to_list(), mode="markers", name=shown[judge],
+            x=d["delta"].to_list(), y=[f"{shown[judge]} · {c}" for c in d["condition"].to_list()],
+            mode="markers", name=shown[judge], showlegend=False,
             marker=dict(size=10, color=judge_colour(judge)),
             error_x=dict(type="data", symmetric=False, array=(d["ci_high"] - d["delta"]).to_list(),
                          arrayminus=(d["delta"] - d["ci_low"]).to_list(), color=judge_colour(judge)),
@@ -83,8 +85,7 @@ def stress_interval_figure(deltas: pl.DataFrame) -> go.Figure:
                           "base %{customdata[2]:.1f}% → stressed %{customdata[3]:.1f}%<extra>"
                           + shown[judge].replace("%", "%%") + "</extra>"))
     fig.add_vline(x=0, line_dash="dot")
-    fig.update_layout(scattermode="group", xaxis_title="δ = base − stressed (points; positive = worse under stress)",
-                      height=160 + 40 * len(conds) * max(1, min(len(judges), 6)) // 2,
-                      margin={"l": 10, "r": 10, "t": 20, "b": 10}, legend=dict(orientation="h", y=-0.25))
-    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(conds)))
+    fig.update_layout(xaxis_title="δ = base − stressed (points; positive = worse under stress)",
+                      height=90 + 22 * len(rows), margin={"l": 10, "r": 10, "t": 20, "b": 10})
+    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(rows)), automargin=True)
     return fig
