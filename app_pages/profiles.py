@@ -54,8 +54,11 @@ else:
             "normal approximation from the published CIs (sd = CI width / 3.92), not a bootstrap."
         )
     if any_score:
-        show_table(st, view.score_table, key="prof_score_table")
+        # the notes are the boxes above; without them no column is cut off (the Export keeps them)
+        show_table(st, view.score_table, key="prof_score_table",
+                   column_order=[c for c in view.score_table.columns if c != "note"])
 
 st.subheader("Profile table", help=help_text("pa") + " · " + help_text("strict") + " · " + help_text("supported"))
-show_table(st, view.table, key="prof_table")
+show_table(st, view.table, key="prof_table",  # the benchmark is the sidebar's, named in the caption above
+           column_order=[c for c in view.table.columns if c != "benchmark"])
 st.caption("Download this table as CSV or JSON on the Export page.")

@@ -121,6 +121,7 @@ def show_table(where: Any, df: pl.DataFrame, *, key: str, fractions: Iterable[st
         if c in tips or c in names:
             config[c] = st.column_config.Column(names.get(c, c), help=tips.get(c))
     kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("placeholder", MISSING)  # the grid draws a missing cell itself: "—", not "None"
     if config:
         kwargs["column_config"] = {**config, **kwargs.get("column_config", {})}
     where.dataframe(display_frame(df, fractions=fractions, decimals=decimals), key=key, **kwargs)
