@@ -63,6 +63,10 @@ GLOSSARY: dict[str, Term] = {
     "n_excluded": _T("n_excluded", "Units kept in the denominator but forced to 'not correct' by a tie, unparsed "
                      "or missing verdict (C8: correct items whose rationale was not evaluated, left out)",
                      "CAP App. L"),
+    "ties": _T("ties / unparsed", "Verdicts that name no response (tie) or could not be read (unparsed): never "
+               "correct, and the unit stays in the denominator", "CAP §3.1 eq. 1; CAP App. L"),
+    "base_items": _T("base items", "The bootstrap units: an item with all its variants and both orders is resampled "
+                     "as one", "CAP §3.1, §3.3"),
     "status": _T("coverage status", "How a benchmark measures a condition: direct (annotated), approximate (a "
                  "proxy subset), augmented (constructed variants) or unavailable", "CAP §3.2, Table 2"),
     "score": _T("weighted score", "Σ w_c·CAP_c / Σ w_c over the conditions measured for the judge, in percent; "
@@ -125,7 +129,7 @@ COLUMN_TERMS: dict[str, str] = {
     "R_strength": "R", "tau": "tau", "accuracy %": "paired_accuracy", "kappa": "kappa", "p_value": "p_value",
     "agreement": "kappa", "auroc": "auroc", "deferral_pct": "deferral", "gain": "gain",
     "usd_per_1000": "usd_per_1000", "difference": "paired_diff", "diff": "paired_diff", "change": "qc_change",
-    "published δ": "delta", "δ": "delta",
+    "published δ": "delta", "δ": "delta", "ties": "ties", "unparsed": "ties", "base_items": "base_items",
 }
 
 
