@@ -40,6 +40,7 @@ PAGES = {
         st.Page("app_pages/live_run.py", title="Live run", url_path="live-run"),
         st.Page("app_pages/labelling.py", title="Labelling", url_path="labelling"),
     ],
+    "Help": [st.Page("app_pages/glossary.py", title="Glossary", url_path="glossary")],
 }
 
 #: URL paths of earlier versions -> the page's path now: hidden pages that switch there (bookmarks keep working).

@@ -3,10 +3,12 @@
 import streamlit as st
 
 from cap_core.errors import CAPInputError
+from cap_core.glossary import help_text
 from components.agreement_heatmap import agreement_heatmap
 from components.cost_curves import cascade_curve_figure, pareto_figure
 from ui.cache import cascades as cc
 from ui.cascade_text import money
+from ui.display import show_table
 from ui.sidebar import get_selection
 from ui.state import kept
 
@@ -26,7 +28,8 @@ cheap = c1.selectbox("Cheap judge (has confidence)", ch.scored, key=kept("cas_ch
 rest = ch.fallback_options(cheap)
 fallbacks = c2.multiselect("Fallback judge(s)", rest, key=kept("cas_fb", ch.default_fallbacks(cheap), options=rest))
 tau = st.slider("τ: keep the cheap verdict when its confidence ≥ τ (confidence on a 0–1 scale; "
-                "for score margins τ ≈ the share deferred)", 0.0, 1.0, step=0.01, key=kept("cas_tau", 0.5))
+                "for score margins τ ≈ the share deferred)", 0.0, 1.0, step=0.01, key=kept("cas_tau", 0.5),
+                help=help_text("tau"))
 if not fallbacks:
     st.info("Choose at least one fallback judge.")
     st.stop()
@@ -37,10 +40,10 @@ except CAPInputError as err:
     st.stop()
 g = v.gain
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Cascade accuracy", f"{v.point['accuracy']:.1f}%")
-m2.metric("Deferred to the fallback", f"{v.point['deferral_pct']:.0f}%")
-m3.metric("$ per 1,000 verdicts", money(v.point["usd_per_1000"]))
-m4.metric(f"Gain over {g['best_single']}", f"{g['gain']:+.1f} pts", help=f"Best single judge among the cheap "
+m1.metric("Cascade accuracy", f"{v.point['accuracy']:.1f}%", help=help_text("pa"))
+m2.metric("Deferred to the fallback", f"{v.point['deferral_pct']:.0f}%", help=help_text("deferral"))
+m3.metric("$ per 1,000 verdicts", money(v.point["usd_per_1000"]), help=help_text("usd_per_1000"))
+m4.metric(f"Gain over {g['best_single']}", f"{g['gain']:+.1f} pts", help=help_text("gain") + ". Best single judge among the cheap "
           f"judge and the fallbacks. 95% CI [{g['ci_low']:+.1f}, {g['ci_high']:+.1f}], bootstrap over base items "
           "(the same resamples for the cascade and the single judge)")
 st.caption(v.caption)
@@ -51,11 +54,11 @@ st.caption("Costs are estimates: recorded dollars, else tokens or response lengt
            "(cap_core/cascades/price_table.csv, editable).")
 for note in v.cost_notes:
     st.caption(note)
-st.subheader("Repeated errors")
-st.dataframe(v.repeated, hide_index=True, key="cas_rep")
+st.subheader("Repeated errors", help=help_text("repeat_rate"))
+show_table(st, v.repeated, key="cas_rep")
 st.caption("Share of the cheap judge's wrong verdicts that each other judge repeats, next to the share "
            "expected if its errors were independent given the gold label (Jev paper §6.2).")
-st.subheader("Agreement matrix (Cohen's κ)")
+st.subheader("Agreement matrix (Cohen's κ)", help=help_text("kappa"))
 st.plotly_chart(agreement_heatmap(v.agreement), key="cas_matrix")
 st.subheader("Confidence: does it rank the errors?")
 conf, conf_notes = cc.confidence_table(fp, ds, bench, ch.scored, ch.method)

@@ -5,9 +5,10 @@ import streamlit as st
 
 from cap_core.analyses.hard_subsets import HARD_WARNING
 from cap_core.errors import CAPInputError
+from cap_core.glossary import help_text
 from components.difference_bars import paired_figure
 from ui.cache import compare as cc
-from ui.display import round_points
+from ui.display import round_points, show_table
 from ui.sidebar import get_selection
 from ui.state import kept, remember, remembered
 
@@ -20,7 +21,7 @@ if not bench:
 judges = cc.judges(sel.fingerprint, sel.ds, bench)
 a = b = None
 
-st.subheader(f"Paired differences on {bench}")
+st.subheader(f"Paired differences on {bench}", help=help_text("paired_diff"))
 if not judges:
     st.info(f"{bench} has published values only: a paired comparison needs per-item verdicts of both judges.")
 elif len(judges) < 2:
@@ -38,10 +39,9 @@ else:
         st.caption("A − B on the items both judges scored, paired bootstrap over base items (1000 resamples). "
                    "separated: 95% interval excludes 0; parity: 90% interval within ±5 points; else inconclusive.")
         st.plotly_chart(paired_figure(rows, a, b), key="cmp_paired_fig")
-        st.dataframe(round_points(rows.drop("judge_a", "judge_b", "benchmark")), hide_index=True,
-                     key="cmp_paired_table")
+        show_table(st, round_points(rows.drop("judge_a", "judge_b", "benchmark")), key="cmp_paired_table")
 
-st.subheader("Family distances (L1)")
+st.subheader("Family distances (L1)", help=help_text("L1"))
 try:
     prof = cc.analysis_profile(sel)
 except CAPInputError as err:
@@ -66,16 +66,16 @@ if views:
     except CAPInputError as err:
         st.info(str(err))
     else:
-        st.dataframe(round_points(summary), hide_index=True, key="cmp_family_summary")
+        show_table(st, round_points(summary), key="cmp_family_summary")
         sentence = cc.pair_sentence(pairs, a, b)
         if sentence:
             st.markdown(sentence)
         with st.expander("Every pair"):
-            st.dataframe(round_points(pairs), hide_index=True, key="cmp_family_pairs")
+            show_table(st, round_points(pairs), key="cmp_family_pairs")
 
 if a is None:
     st.stop()
-st.subheader("QC sensitivity")
+st.subheader("QC sensitivity", help=help_text("qc_change"))
 flags = cc.flags(sel.fingerprint, sel.ds, bench)
 if not flags:
     st.info(f"No item of {bench} carries a flag (items.flags, e.g. low_quality): nothing to leave out.")
@@ -88,7 +88,7 @@ else:
     else:
         st.caption("Change in points when the flagged items and all their variants are excluded; positive = "
                    "the value rises (CAP App. A.6, Table 10).")
-        st.dataframe(round_points(qc), hide_index=True, key="cmp_qc_table")
+        show_table(st, round_points(qc), key="cmp_qc_table")
 
 st.subheader("Hard-empirical subset")
 st.warning(HARD_WARNING)
@@ -98,4 +98,4 @@ except CAPInputError as err:
     st.info(str(err))
 else:
     st.caption(f"{n_hard} of {n_cand} items: those {a} or {b} got wrong in the A/B order, with their variants.")
-    st.dataframe(round_points(table), hide_index=True, key="cmp_hard_table")
+    show_table(st, round_points(table), key="cmp_hard_table")

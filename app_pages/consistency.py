@@ -4,14 +4,20 @@ import polars as pl
 import streamlit as st
 
 from cap_core.errors import CAPInputError
+from cap_core.glossary import help_text
 from cap_core.schema import CONDITION_IDS
-from components.spearman_matrix import spearman_matrix
+from components.spearman_matrix import ranked_blocks, spearman_matrix
 from ui.cache import consistency as cc
+from ui.display import mostly_na, show_table
 from ui.sidebar import get_selection
 from ui.state import kept
 
 sel = get_selection()
 st.title("Consistency")
+st.info(
+    "Uses the sidebar's data source (the loaded dataset, plus the published CAP tables when included), but "
+    "not its benchmark or judge choice: every benchmark and judge of those profiles enters the rankings."
+)
 try:
     prof = cc.analysis_profile(sel)
 except CAPInputError as err:
@@ -31,18 +37,35 @@ st.caption(
 
 st.subheader("Across benchmarks (one condition)")
 conditions = list(CONDITION_IDS) + ["overall"]
-cond = st.selectbox("Condition", conditions, key=kept("cs_condition", conditions[6], options=conditions))
+cond = st.selectbox("Condition", conditions, key=kept("cs_condition", conditions[6], options=conditions),
+                    help=help_text("rho"))
 try:
     pairs = cc.spearman_benchmarks(sel.fingerprint, sel.include_published, cond, prof)
 except CAPInputError as err:
     st.warning(f"No cross-benchmark ranking for {cond}: {err}")
 else:
-    st.plotly_chart(spearman_matrix(pairs, "view_a", "view_b", f"{cond}: ρ between benchmarks"), key="cs_bench_fig")
+    # one grid per group of benchmarks that share judges: the loaded data and the published tables judge
+    # different judges, and one grid over both would be mostly n/a
+    blocks, alone = ranked_blocks(pairs, "view_a", "view_b")
+    if alone:
+        st.caption(f"Not in a grid ({len(alone)}): " + ", ".join(alone) + " — each shares fewer than 3 judges with "
+                   "every other benchmark on " + cond + ", so no ρ exists.")
+    if not blocks:
+        st.info(f"No matrix for {cond}: {mostly_na(pairs, 'benchmark pairs', share=0.0) or 'no benchmark pair.'}")
+    for i, block in enumerate(blocks):
+        sub = pairs.filter(pl.col("view_a").is_in(block) & pl.col("view_b").is_in(block))
+        why = mostly_na(sub, "benchmark pairs")
+        if why:
+            st.info(f"No matrix for {cond} on {', '.join(block)}: {why}")
+            continue
+        st.plotly_chart(spearman_matrix(sub, "view_a", "view_b", f"{cond}: ρ between benchmarks"
+                                        + (f" (group {i + 1})" if len(blocks) > 1 else "")),
+                        key="cs_bench_fig" if i == 0 else f"cs_bench_fig_{i + 1}")
     ok = pairs.filter(pl.col("status") == "ok")
     if ok.height:
         st.caption(f"Mean ρ over {ok.height} pair(s): {ok['rho'].mean():.2f}.")
     with st.expander("Pairs"):
-        st.dataframe(pairs, hide_index=True, key="cs_bench_table")
+        show_table(st, pairs, key="cs_bench_table")
 
 st.subheader("Across conditions (one benchmark)")
 view_default = "judgereva:full" if "judgereva:full" in views else views[0]
@@ -52,28 +75,34 @@ try:
 except CAPInputError as err:
     st.warning(f"No cross-condition ranking on {view}: {err}")
 else:
-    st.plotly_chart(spearman_matrix(cpairs, "condition_a", "condition_b", f"{view}: ρ between conditions"),
-                    key="cs_cond_fig")
+    why = mostly_na(cpairs, "condition pairs")
+    if why:
+        st.info(f"No matrix for {view}: {why} Pick a benchmark where three or more judges share conditions.")
+        with st.expander("Pairs"):
+            show_table(st, cpairs, key="cs_cond_table")
+    else:
+        st.plotly_chart(spearman_matrix(cpairs, "condition_a", "condition_b", f"{view}: ρ between conditions"),
+                        key="cs_cond_fig")
     mean = "n/a" if s["mean_abs_rho"] is None else f"{s['mean_abs_rho']:.2f}"
     st.caption(f"Mean |ρ| {mean} over {s['n_pairs']} pair(s); {s['n_negative']} negative; {s['n_na']} n/a.")
 
-st.subheader("Strict vs pure consistency (C5–C7)")
+st.subheader("Strict vs pure consistency (C5–C7)", help=help_text("strict") + " · " + help_text("consistency"))
 st.caption(
     "Strict: correct under both presentations. Pure consistency: the same verdict under both, correctness "
     "ignored. Stable-but-wrong = consistency − strict (points; CAP App. H)."
 )
 svc, c8 = cc.strict_and_c8(sel.fingerprint, sel.include_published, prof)
 if svc.height:
-    st.dataframe(svc, hide_index=True, key="cs_strict_table")
+    show_table(st, svc, key="cs_strict_table")
 else:
     st.info("No profile here stores both strict and pure consistency for C5–C7.")
 
-st.subheader("C8: conditional vs unconditional")
+st.subheader("C8: conditional vs unconditional", help=help_text("supported") + " · " + help_text("supported_correct"))
 st.caption(
     "Conditional C8 = supported rationales among correct verdicts; unconditional = overall accuracy × C8 "
     "(CAP §4.1), the share of all items judged correctly with a supporting rationale."
 )
 if c8.height:
-    st.dataframe(c8, hide_index=True, key="cs_c8_table")
+    show_table(st, c8, key="cs_c8_table")
 else:
     st.info("No C8 (rationale quality) values in the loaded profiles.")

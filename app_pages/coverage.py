@@ -2,12 +2,14 @@
 
 import streamlit as st
 
+from cap_core.glossary import help_text
 from components.coverage_heatmap import coverage_heatmap
 from ui.cache import loaders as cache
+from ui.display import show_table
 from ui.sidebar import get_selection
 
 sel = get_selection()
-st.title("Coverage matrix")
+st.title("Coverage matrix", help=help_text("status"))
 st.caption(
     "Which conditions each benchmark can measure: direct, approximate (a proxy subset), "
     "augmented (constructed variants) or unavailable. Hover a cell for how it is measured."
@@ -21,7 +23,7 @@ with left:
     else:
         cov = cache.coverage(sel.fingerprint, sel.ds)
         st.plotly_chart(coverage_heatmap(cov), key="cov_computed")
-        st.dataframe(cov, hide_index=True, key="cov_computed_table")
+        show_table(st, cov, key="cov_computed_table")
 with right:
     st.subheader("Published (CAP Table 2)")
     pub = cache.published_coverage()

@@ -8,14 +8,22 @@ from components.sensitivity_bars import axis_bars_figure
 from components.sr_plane import frontier_figure
 from ui import frontier_sections as fs
 from ui.cache import frontiers as vc
-from ui.display import download
+from cap_core.glossary import help_text
+from ui.display import download, show_table
 from ui.state import kept, kept_upload
 
+#: 0–1 columns of the Frontiers tables, shown in percent (one unit on every page).
+RATE_COLUMNS = ("S", "S_ci_low", "S_ci_high", "R", "R_ci_low", "R_ci_high", "R_scope", "R_strength", "value",
+                "ci_low", "ci_high", "agreement", "flip_rate", "regrade", "mean_agreement")
+
 st.title("Frontiers")
+st.info("This page does not use the sidebar's dataset, benchmark or judges: it reads graded probe data, chosen "
+        "below (the public JudgeBench / LLMBar gradings, the built-in probe set, or your own upload).")
 st.caption(
     "Invariance **S** = share of construct-preserving edits (controls) that leave the verdict unchanged; "
-    "sensitivity **R** = share of construct-changing edits that move it. Items weigh equally, probes equally "
-    "within an item; intervals resample base items. A grade becomes a verdict at threshold τ (grade > τ)."
+    "sensitivity **R** = share of construct-changing edits that move it; both in percent. Items weigh equally, "
+    "probes equally within an item; intervals resample base items. A grade becomes a verdict at threshold τ "
+    "(grade > τ, on the judge's grade scale)."
 )
 source = st.radio("Graded data", vc.SOURCES, key=kept("fr_source"), horizontal=True)
 try:
@@ -54,10 +62,11 @@ for n in g.notices:
     st.caption(f"Note: {n}.")
 
 with st.expander("Settings: matched invariance and quadrant cut-offs"):
-    min_s = st.slider("Invariance floor for the matched operating point", 0.5, 1.0, step=0.01,
-                      key=kept("fr_min_s", 0.90))
-    s_high = st.slider("Quadrant cut-off: high S", 0.5, 1.0, step=0.01, key=kept("fr_s_high", 0.90))
-    r_high = st.slider("Quadrant cut-off: high R", 0.0, 1.0, step=0.01, key=kept("fr_r_high", 0.50))
+    min_s_pct = st.slider("Invariance floor for the matched operating point (S, %)", 50, 100,
+                          key=kept("fr_min_s", 90), help=help_text("matched_S"))
+    s_high_pct = st.slider("Quadrant cut-off: high S (%)", 50, 100, key=kept("fr_s_high", 90), help=help_text("S"))
+    r_high_pct = st.slider("Quadrant cut-off: high R (%)", 0, 100, key=kept("fr_r_high", 50), help=help_text("R"))
+min_s, s_high, r_high = min_s_pct / 100, s_high_pct / 100, r_high_pct / 100  # the validity code takes proportions
 ops = vc.operating(g.key, min_s, s_high, r_high, g.grades, g.sw)
 
 st.subheader("Threshold per judge")
@@ -66,7 +75,8 @@ cols = st.columns(2)
 for i, (judge, options, default) in enumerate(vc.tau_options(g.sw, ops)):
     with cols[i % 2]:
         taus[judge] = st.select_slider(f"τ — {judge}", options=options, format_func=lambda t: f"{t:g}",
-                                       key=kept(f"fr_tau_{judge}", default, options=options, follows=default))
+                                       key=kept(f"fr_tau_{judge}", default, options=options, follows=default),
+                                       help=help_text("tau"))
 sel, lines = vc.points(g.sw, taus, s_high, r_high)
 for line in lines:
     st.markdown(line)
@@ -78,14 +88,14 @@ zoom = c2.toggle("Zoom the S axis to the judges", key=kept("fr_zoom", True))
 st.plotly_chart(frontier_figure(g.sw, ops, sel, pub_judges if show_pub else None, s_high=s_high, r_high=r_high,
                                 zoom=zoom), key="fr_plane")
 st.caption("Lines join hull vertices (attained thresholds); straight segments are interpolation. Ringed: the "
-           f"matched-invariance point (highest R with S ≥ {min_s:.2f}). Diamond: the slider's τ. Dashed: S + R = 1.")
+           f"matched-invariance point (highest R with S ≥ {min_s_pct}%). Diamond: the slider's τ. Dashed: S + R = 1.")
 
 st.subheader("Sensitivity per axis beside the control flip rate (slider τ)")
 st.plotly_chart(axis_bars_figure(sel), key="fr_bars")
 
-st.subheader("Operating points: computed and published")
+st.subheader("Operating points: computed and published", help=help_text("S") + " · " + help_text("R"))
 table = vc.operating_points(ops, pub_judges)
-st.dataframe(table, hide_index=True, key="fr_ops")
+show_table(st, table, key="fr_ops", fractions=RATE_COLUMNS)
 download(st, "Download operating points (CSV)", to_csv_bytes(table), "operating_points.csv", key="fr_dl_ops")
 download(st, "Download the full threshold sweep (CSV)", to_csv_bytes(g.sw), "sweep.csv", key="fr_dl_sweep")
 fs.slot_section(g.key, g.grades, ops)
@@ -93,13 +103,13 @@ fs.annotation_section(g.key, g.grades, min_s)
 
 st.subheader("Instrument quality")
 iq = vc.instrument_table(g)
-st.dataframe(iq, hide_index=True, key="fr_iq")
+show_table(st, iq, key="fr_iq", fractions=RATE_COLUMNS)
 download(st, "Download instrument quality (CSV)", to_csv_bytes(iq), "instrument_quality.csv", key="fr_dl_iq")
-st.caption("usable = grade values used on at least 1% of graded texts; regrade = share of texts given the same "
+st.caption("usable = grade values used on at least 1% of graded texts; regrade = share of texts (%) given the same "
            "grade twice (public data: both presentation orders of a pointwise grader; empty without repeats).")
-st.dataframe(pub_judges.select("judge", "points", "regrade", "source"), hide_index=True, key="fr_iq_pub")
+show_table(st, pub_judges.select("judge", "points", "regrade", "source"), key="fr_iq_pub", fractions=RATE_COLUMNS)
 
 st.subheader("Built-in probe set")
 summary, counts = vc.probe_set()
 st.caption(counts)
-st.dataframe(summary, hide_index=True, key="fr_probe_summary")
+show_table(st, summary, key="fr_probe_summary")

@@ -6,6 +6,7 @@ import streamlit as st
 from cap_core.audit.surface import AuditResult
 from cap_core.audit.user_sets import FORMAT_HELP
 from cap_core.errors import CAPInputError
+from cap_core.glossary import help_text
 from cap_core.importers.label_sets import PUBLIC_SETS, QUICK
 from components.audit_bars import (
     audit_bars_figure,
@@ -14,6 +15,7 @@ from components.audit_bars import (
     published_vs_computed,
 )
 from ui.cache import label_audit as ac
+from ui.display import show_table
 from ui.state import kept, kept_upload
 
 #: Why length_only can score below 50% while "longer is better" holds on many items.
@@ -26,6 +28,8 @@ LENGTH_ONLY_NOTE = (
 )
 
 st.title("Label audit")
+st.info("This page does not use the sidebar's dataset, benchmark or judges: it audits label sets, the public "
+        "ones chosen below (shipped figures or your local copy) or one you upload here.")
 st.caption(
     "Before trusting a label set to validate judges, check how much of it a construct-blind predictor "
     "recovers: response length, digit/punctuation/casing counts, or character n-grams (n ≤ 4), each a "
@@ -50,7 +54,8 @@ if problem:
 c1, c2, c3 = st.columns([3, 1, 1])
 names = c1.multiselect("Public label sets", list(PUBLIC_SETS), key=kept("la_sets", list(QUICK),
                                                                       options=list(PUBLIC_SETS)))
-n_perm = c2.selectbox("Permutations", PERMUTATIONS, key=kept("la_perm", ac.QUICK_PERMUTATIONS, options=PERMUTATIONS))
+n_perm = c2.selectbox("Permutations", PERMUTATIONS, key=kept("la_perm", ac.QUICK_PERMUTATIONS, options=PERMUTATIONS),
+                      help=help_text("p_value"))
 mode = c3.radio("Chart mode", ["paired", "item"], key=kept("la_mode", "paired", options=["paired", "item"]))
 st.button("Run the full audit (every public set, 100 permutations; shipped, or a few minutes from a local copy)",
           key="la_full", on_click=_full)
@@ -77,8 +82,8 @@ if not results:
 else:
     table = pl.concat([r.table for r in results])
     preds = pl.concat([r.predictions for r in results])
-    st.subheader("Computed audit")
-    st.dataframe(audit_display_table(table), hide_index=True, key="la_table")
+    st.subheader("Computed audit", help=help_text("paired_accuracy") + " · " + help_text("a_imp"))
+    show_table(st, audit_display_table(table), key="la_table")
     weak = table.filter(~pl.col("clears_null").fill_null(False)).height
     st.caption(f"{table.height} rows; {weak} do not clear their permutation null (hatched bars). "
                "Ties are excluded and counted in n_ties.")
@@ -97,14 +102,14 @@ else:
                    f"({100 * right / drill.height:.1f}%); the longer response is the better one in "
                    f"{int(drill['longer_is_better'].sum())} of them. Lengths in characters.")
         st.caption(LENGTH_ONLY_NOTE)
-        st.dataframe(drill, hide_index=True, key="la_drill_table")
+        show_table(st, drill, key="la_drill_table")
 
 st.subheader("Published: Validity Table 7")
 pub = ac.published_table7()
 left, right = st.columns(2)
 left.caption("Published (Chen et al., construct-validity paper, Table 7): per-item a_imp, paired κ and accuracy %.")
-left.dataframe(pub, hide_index=True, key="la_published")
+show_table(left, pub, key="la_published")
 comp = published_vs_computed(pub, pl.concat([r.table for r in results]) if results else pl.DataFrame())
 right.caption("Computed here (best of the three predictors) beside the published value. Audit RewardBench "
               "or RM-Bench chat to fill this in; our RM-Bench is its chat subset only.")
-right.dataframe(comp, hide_index=True, key="la_compare")
+show_table(right, comp, key="la_compare")

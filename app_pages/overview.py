@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui.cache import loaders
+from ui.display import show_table
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -18,12 +19,12 @@ else:
     st.subheader("Loaded data")
     st.write(f"Source: **{sel.source}** · fingerprint `{sel.fingerprint}`")
     summary, judges = loaders.overview_tables(sel.fingerprint, sel.ds)
-    st.dataframe(summary, hide_index=True, width="stretch", key="ov_summary")
+    show_table(st, summary, width="stretch", key="ov_summary")
     st.caption(
         "items: pairwise items (variants count separately); base_items: bootstrap units; "
         "verdicts: judgments (one per judge, item and order); ties / unparsed: verdicts of that kind."
     )
-    st.dataframe(judges, hide_index=True, width="stretch", key="ov_judges")
+    show_table(st, judges, width="stretch", key="ov_judges")
     notes = sel.ds.notices
     if notes:
         with st.expander(f"Notes on reading the data ({len(notes)})", expanded=False):

@@ -3,11 +3,13 @@
 import streamlit as st
 
 from cap_core.errors import CAPInputError
+from cap_core.glossary import help_text
 from cap_core.profile.weights import METHOD_NORMAL
 from components.labels import short_label
 from components.radar import RADAR_SCALE, radar_figure
 from components.score_bars import score_bars_figure
 from ui.cache.profiles import profiles_view
+from ui.display import show_table
 from ui.sidebar import data_location, get_selection
 
 sel = get_selection()
@@ -32,7 +34,7 @@ st.caption(
 )
 st.plotly_chart(radar_figure(view.rows), key="prof_radar")
 
-st.subheader("Weighted choice")
+st.subheader("Weighted choice", help=help_text("score") + " · " + help_text("p_best"))
 if view.weights_problem:
     st.warning(view.weights_problem)
 else:
@@ -52,8 +54,11 @@ else:
             "normal approximation from the published CIs (sd = CI width / 3.92), not a bootstrap."
         )
     if any_score:
-        st.dataframe(view.score_table, hide_index=True, key="prof_score_table")
+        # the notes are the boxes above; without them no column is cut off (the Export keeps them)
+        show_table(st, view.score_table, key="prof_score_table",
+                   column_order=[c for c in view.score_table.columns if c != "note"])
 
-st.subheader("Profile table")
-st.dataframe(view.table, hide_index=True, key="prof_table")
+st.subheader("Profile table", help=help_text("pa") + " · " + help_text("strict") + " · " + help_text("supported"))
+show_table(st, view.table, key="prof_table",  # the benchmark is the sidebar's, named in the caption above
+           column_order=[c for c in view.table.columns if c != "benchmark"])
 st.caption("Download this table as CSV or JSON on the Export page.")

@@ -44,9 +44,11 @@ def audit_bars_figure(table: pl.DataFrame, mode: str) -> go.Figure:
                     customdata=r.select("p_value", "verdict").rows(),
                     hovertemplate=pred + ": %{y:.3g}<br>p = %{customdata[0]:.3f}<br>%{customdata[1]}<extra></extra>")
     chance = 50.0 if mode == "paired" else 0.0
-    fig.add_hline(y=chance, line_dash="dot", line_color="black", annotation_text="chance")
+    # the label sits right of the plot area, on the line's level: never over a bar
+    fig.add_hline(y=chance, line_dash="dot", line_color="black", annotation_text=f"chance ({chance:g})",
+                  annotation_position="right", annotation_xshift=4)
     fig.update_layout(barmode="group", yaxis_title=_UNIT.get(mode, mode), legend_title_text="predictor",
-                      margin=dict(l=10, r=10, t=30, b=10), height=420)
+                      margin=dict(l=10, r=90, t=30, b=10), height=420)
     if mode == "paired":
         fig.update_yaxes(range=[min(40.0, float(rows["score"].min() or 40) - 5), 100])
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from components.colors import judge_colour
 from components.plotting import go
 
 __all__ = ["cascade_curve_figure", "pareto_figure", "pareto_front"]
@@ -13,12 +14,13 @@ def cascade_curve_figure(curves: dict[str, pl.DataFrame], point: dict | None = N
     """Accuracy (percent) against $ per 1,000 verdicts along τ, one line per fallback.
 
     ``curves`` maps fallback -> frame with ``tau, accuracy, deferral_pct, usd_per_1000``;
-    ``point`` (keys ``usd_per_1000``, ``accuracy``, ``tau``) marks the current τ.
+    ``point`` (keys ``usd_per_1000``, ``accuracy``, ``tau``) marks the current τ. Each line takes
+    its fallback judge's colour (:func:`components.colors.judge_colour`).
     """
     fig = go.Figure()
     for fb, c in curves.items():
         fig.add_trace(go.Scatter(x=c["usd_per_1000"].to_list(), y=c["accuracy"].to_list(), mode="lines",
-                                 name=f"via {fb}", customdata=list(zip(c["tau"], c["deferral_pct"])),
+                                 name=f"via {fb}", line=dict(color=judge_colour(fb)), customdata=list(zip(c["tau"], c["deferral_pct"])),
                                  hovertemplate="τ %{customdata[0]:.3f}, deferred %{customdata[1]:.0f}%<br>"
                                                "%{y:.1f}% at $%{x:.2f} / 1,000<extra></extra>"))
     if point is not None:

@@ -6,6 +6,7 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
+from components.colors import judge_colour
 from components.labels import short_labels
 from components.plotting import go
 
@@ -64,6 +65,16 @@ def radar_rows(rows: pl.DataFrame, *, label_col: str = "label") -> pl.DataFrame:
     return out
 
 
+def _intervals(sub: pl.DataFrame) -> dict[str, str]:
+    """Hover text of each condition's interval: ``" [lo, hi] (95% CI)"``, or ``" (no interval)"``."""
+    if not {"ci_low", "ci_high"} <= set(sub.columns):
+        return {}
+    out = {}
+    for c, lo, hi in sub.select("condition", "ci_low", "ci_high").iter_rows():
+        out[c] = " (no interval)" if lo is None or hi is None else f" [{lo:.1f}, {hi:.1f}] (95% CI)"
+    return out
+
+
 def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | None = None) -> go.Figure:
     """One ``Scatterpolar`` trace per entry, axes C1..C8 in fixed order.
 
@@ -85,7 +96,9 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         Each trace has ``theta`` = the eight axes followed by the first axis again
         (closed polygon) and ``r`` = the values in that order with ``None`` where
         the entry lacks a condition, so the outline breaks there (a gap, never a
-        zero; ``connectgaps`` is off). Radial axis fixed to 0-100 percent with rings at
+        zero; ``connectgaps`` is off). Hover shows the value and, when ``rows`` has
+        ``ci_low`` / ``ci_high``, its 95% interval (``text``). Each entry's line and markers
+        take the judge's colour (:func:`components.colors.judge_colour`). Radial axis fixed to 0-100 percent with rings at
         25/50/75/100 and no tick labels (see :data:`RADAR_SCALE`). Entry ``i`` gets marker
         symbol ``MARKER_SYMBOLS[i % 10]`` and size ``max(6, 12 - 2 i)`` (drawn largest first),
         so entries with equal values stay visible when only a few conditions are measured.
@@ -105,16 +118,22 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         by_cond = dict(zip(sub["condition"].to_list(), sub["value"].to_list()))
         r = [by_cond.get(c) for c in AXIS_ORDER]
         r.append(r[0])
+        ci = _intervals(sub)
+        text = [ci.get(c, "") for c in AXIS_ORDER]
+        text.append(text[0])
         name = shown[label]
+        colour = judge_colour(label)
         fig.add_trace(
             go.Scatterpolar(
                 r=r,
                 theta=theta,
                 name=name,
                 mode="lines+markers",
-                marker=dict(symbol=MARKER_SYMBOLS[i % len(MARKER_SYMBOLS)], size=max(6, 12 - 2 * i)),
+                marker=dict(symbol=MARKER_SYMBOLS[i % len(MARKER_SYMBOLS)], size=max(6, 12 - 2 * i), color=colour),
+                line=dict(color=colour),
                 connectgaps=False,
-                hovertemplate="%{theta}: %{r:.1f}%<extra>" + name.replace("%", "%%") + "</extra>",
+                text=text,
+                hovertemplate="%{theta}: %{r:.1f}%%{text}<extra>" + name.replace("%", "%%") + "</extra>",
             )
         )
     fig.update_layout(

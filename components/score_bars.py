@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from components.colors import judge_colour
 from components.labels import short_labels
 from components.plotting import go
 
@@ -25,7 +26,9 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
     -------
     plotly.graph_objects.Figure
         One ``Bar`` trace, ``x`` = score (percent), asymmetric ``error_x`` from
-        ``ci_low``/``ci_high``, bar text = P(best).
+        ``ci_low``/``ci_high``, bars in each judge's colour; P(best) is an annotation
+        just right of each interval's upper end (never over a bar or a whisker); the right
+        margin leaves room for one at 100%.
     """
     s = scores.filter(pl.col("score").is_not_null()).sort("score", descending=False)
     shown = short_labels(s[label_col].to_list())
@@ -40,17 +43,20 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
                 array=(s["ci_high"] - s["score"]).to_list(),
                 arrayminus=(s["score"] - s["ci_low"]).to_list(),
             ),
-            text=[f"P(best) {p:.2f}" if p is not None else "" for p in s["p_best"].to_list()],
-            textposition="inside",
-            insidetextanchor="start",
+            marker_color=[judge_colour(x) for x in s[label_col].to_list()],
             customdata=list(zip(s["ci_low"].to_list(), s["ci_high"].to_list(), s["method"].to_list())),
             hovertemplate="%{y}: %{x:.1f}% [%{customdata[0]:.1f}, %{customdata[1]:.1f}]<br>%{customdata[2]}<extra></extra>",
         )
     )
+    # P(best) right of each interval's upper end, on white: never over a bar or a whisker
+    for label, high, p in zip(s[label_col].to_list(), s["ci_high"].to_list(), s["p_best"].to_list()):
+        if p is not None:
+            fig.add_annotation(x=min(high if high is not None else 0, 100), y=shown[label], text=f"P(best) {p:.2f}",
+                               showarrow=False, xanchor="left", xshift=6, font=dict(size=12))
     fig.update_layout(
         title=title,
         xaxis=dict(range=[0, 100], title="weighted score (%)"),
-        margin=dict(l=10, r=10, t=50 if title else 20, b=40),
+        margin=dict(l=10, r=110, t=50 if title else 20, b=40),
         height=max(220, 60 + 40 * s.height),
     )
     return fig

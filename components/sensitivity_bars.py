@@ -1,4 +1,5 @@
-"""Per-axis sensitivity bars beside the control flip rate (Validity Fig. 6). Pure."""
+"""Per-axis sensitivity bars beside the control flip rate (Validity Fig. 6). Pure; proportions in,
+percent on the figure."""
 
 from __future__ import annotations
 
@@ -27,25 +28,25 @@ def axis_bars_figure(points: pl.DataFrame) -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        One ``Bar`` trace per measure; y in [0, 1]. The control flip-rate trace is always
+        One ``Bar`` trace per measure; y in percent, 0–100. The control flip-rate trace is always
         drawn: a judge without S gets a zero-height bar labelled ``n/a`` (text and hover),
         so a missing S never reads as a flip rate of 0.
     """
     fig = go.Figure()
     judges = points["judge"].to_list()
     for name, col in BAR_MEASURES.items():
-        vals = [None if v is None or math.isnan(v) else (1 - v if col == "S" else v) for v in points[col].to_list()]
+        vals = [None if v is None or math.isnan(v) else 100 * (1 - v if col == "S" else v) for v in points[col].to_list()]
         if col == "S":
             fig.add_trace(go.Bar(x=judges, y=[0.0 if v is None else v for v in vals], name=name,
                                  marker_pattern_shape="/", text=["n/a" if v is None else "" for v in vals],
                                  textposition="outside",
-                                 hovertext=["n/a: S not measured" if v is None else f"{v:.3f}" for v in vals],
+                                 hovertext=["n/a: S not measured" if v is None else f"{v:.1f}%" for v in vals],
                                  hovertemplate=f"{name}: %{{hovertext}}<extra>%{{x}}</extra>"))
             continue
         if all(v is None for v in vals):
             continue
         fig.add_trace(go.Bar(x=judges, y=vals, name=name,
-                             hovertemplate=f"{name}: %{{y:.3f}}<extra>%{{x}}</extra>"))
-    fig.update_layout(barmode="group", yaxis=dict(range=[0, 1], title="proportion of probes flipped"),
+                             hovertemplate=f"{name}: %{{y:.1f}}%<extra>%{{x}}</extra>"))
+    fig.update_layout(barmode="group", yaxis=dict(range=[0, 100], title="probes flipped (%)"),
                       height=360, margin=dict(l=10, r=10, t=20, b=40))
     return fig

@@ -6,7 +6,41 @@ import polars as pl
 
 from components.plotting import go
 
-__all__ = ["spearman_matrix"]
+__all__ = ["spearman_matrix", "ranked_blocks"]
+
+
+def ranked_blocks(pairs: pl.DataFrame, a: str, b: str) -> tuple[list[list[str]], list[str]]:
+    """Groups of names linked by measurable pairs, and the names in none.
+
+    Two benchmarks that share fewer than 3 judges have no ρ ("n/a"); a dataset's own
+    benchmarks and the published CAP tables judge different judges, so a single grid over
+    both is mostly n/a. The names joined by ``status == "ok"`` pairs (directly or through
+    others) form one block each, largest first (ties: first name); a name with no ok pair
+    is in no block.
+
+    Returns
+    -------
+    (blocks, alone)
+        ``blocks``: lists of names (each of two or more, in order of first appearance);
+        ``alone``: names with no measurable pair.
+    """
+    names = list(dict.fromkeys(pairs[a].to_list() + pairs[b].to_list()))
+    parent = {n: n for n in names}
+
+    def root(n: str) -> str:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for x, y in pairs.filter(pl.col("status") == "ok").select(a, b).iter_rows():
+        parent[root(x)] = root(y)
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        groups.setdefault(root(n), []).append(n)
+    blocks = sorted((g for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), names.index(g[0])))
+    alone = [g[0] for g in groups.values() if len(g) == 1]
+    return blocks, alone
 
 
 def spearman_matrix(pairs: pl.DataFrame, a: str, b: str, title: str) -> go.Figure:

@@ -15,10 +15,13 @@ from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes
 from cap_core.validity.annotation import DEFAULT_MIN_AGREEMENT
 from components.slot_bars import slot_bars_figure
-from ui.display import download
+from ui.display import download, show_table
 from ui.state import kept, kept_upload
 
 N_RESAMPLES = 1000
+#: 0–1 columns of these tables, shown in percent like every rate on the pages.
+RATES = ("value", "ci_low", "ci_high", "R", "S", "R_scope", "R_strength", "agreement", "agree", "flip_rate",
+         "mean_agreement")
 
 
 @st.cache_data(max_entries=8, show_spinner="Sensitivity per slot (bootstrap over base items)…")
@@ -78,18 +81,19 @@ def slot_section(key: str, grades: pl.DataFrame, ops: pl.DataFrame) -> None:
     st.caption("R of each construct edit type and flip rate of each control (hatched), at each judge's matched τ; "
                "base items weigh equally within a slot; whiskers: 95% bootstrap over base items. The mean row "
                "averages the judges, as Table 6 does over its 7 judges.")
-    st.dataframe(table, hide_index=True, key="fr_slots")
+    show_table(st, table, key="fr_slots", fractions=RATES)
     download(st, "Download sensitivity per slot (CSV)", to_csv_bytes(table), "slot_sensitivity.csv", key="fr_dl_slots")
     st.caption("Published: Validity Table 6 (R, mean over 7 judges) with Table 4 (human direction, agreement, "
                "flip rate; printed for the scope slots only).")
-    st.dataframe(pub, hide_index=True, key="fr_slots_published")
+    show_table(st, pub, key="fr_slots_published", fractions=RATES)
 
 
 def annotation_section(key: str, grades: pl.DataFrame, min_s: float) -> None:
     """Upload per-probe annotator labels; show kept / dropped probes and excluded slots."""
     st.subheader("Human direction annotation")
-    bar = st.slider("Slot agreement bar (mean pairwise agreement; slots below it are excluded)", 0.0, 1.0,
-                    step=0.01, key=kept("fr_min_agree", DEFAULT_MIN_AGREEMENT))
+    bar_pct = st.slider("Slot agreement bar (mean pairwise agreement, %; slots below it are excluded)", 0, 100,
+                        key=kept("fr_min_agree", round(100 * DEFAULT_MIN_AGREEMENT)))
+    bar = bar_pct / 100  # the annotation code takes a proportion
     up = kept_upload(st, "Annotation table: probe_id, annotator, label (changed / unchanged), one row per "
                      "annotator and probe", key="fr_ann_upload", type=["csv", "tsv", "jsonl", "json", "parquet"])
     if up is None:
@@ -106,13 +110,13 @@ def annotation_section(key: str, grades: pl.DataFrame, min_s: float) -> None:
         st.warning("Excluded slots: " + "; ".join(f"{r['slot']} ({r['reason']})"
                                                   for r in excluded.iter_rows(named=True)))
     else:
-        st.success(f"No slot excluded: every annotated slot reaches the bar of {bar:.2f}.")
+        st.success(f"No slot excluded: every annotated slot reaches the bar of {bar_pct}%.")
     st.markdown(f"**{kept_probes.height}** of {status.height} annotated probes kept.")
-    st.dataframe(report, hide_index=True, key="fr_ann_report")
-    st.dataframe(status, hide_index=True, key="fr_ann_status")
+    show_table(st, report, key="fr_ann_report", fractions=RATES)
+    show_table(st, status, key="fr_ann_status")
     download(st, "Download probe status (CSV)", to_csv_bytes(status), "annotation_status.csv", key="fr_dl_ann")
     if ops is None:
         st.caption("The kept probes hold no control arm: S cannot be measured on them.")
         return
-    st.caption(f"Matched-invariance points (S ≥ {min_s:.2f}) on the kept probes only (no intervals):")
-    st.dataframe(ops, hide_index=True, key="fr_ann_ops")
+    st.caption(f"Matched-invariance points (S ≥ {100 * min_s:.0f}%) on the kept probes only (no intervals):")
+    show_table(st, ops, key="fr_ann_ops", fractions=RATES)

@@ -27,11 +27,12 @@ from cap_core.bootstrap import percentile_interval
 from cap_core.errors import CAPInputError
 from cap_core.profile.selection import view_cells
 
-__all__ = ["default_pair", "stress_deltas", "stress_intervals", "stress_summary"]
+__all__ = ["default_pair", "side_name", "side_dataset", "stress_deltas", "stress_intervals", "stress_on_data",
+           "stress_summary"]
 
 
 def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions: list[str] | None = None,
-                  sources: list[str] | None = None) -> pl.DataFrame:
+                  sources: list[str] | None = None, include_overall: bool = False) -> pl.DataFrame:
     """δ_c(j) for every judge and condition measured on both views.
 
     Parameters
@@ -44,6 +45,8 @@ def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions
         Restrict to these conditions (default: all C1-C8 present on both).
     sources : list of str, optional
         Restrict to these ``source`` values.
+    include_overall : bool, default False
+        Also give δ of ``overall`` (pa over every item; CAP §3.1), beside C1-C8.
 
     Returns
     -------
@@ -61,8 +64,8 @@ def stress_deltas(profile: pl.DataFrame, base: str, stressed: str, *, conditions
     if base == stressed:
         raise CAPInputError("base and stressed benchmarks are the same", argument="stressed", got=stressed,
                             fix="pick two different benchmarks")
-    a = view_cells(profile, base, sources=sources)
-    b = view_cells(profile, stressed, sources=sources)
+    a = view_cells(profile, base, sources=sources, include_overall=include_overall)
+    b = view_cells(profile, stressed, sources=sources, include_overall=include_overall)
     if conditions is not None:
         a = a.filter(pl.col("condition").is_in(list(conditions)))
         b = b.filter(pl.col("condition").is_in(list(conditions)))
@@ -121,7 +124,8 @@ def stress_summary(deltas: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return per_judge, per_condition
 
 
-def stress_intervals(result, base: str, stressed: str, *, level: float | None = None) -> pl.DataFrame:
+def stress_intervals(result, base: str, stressed: str, *, level: float | None = None,
+                     include_overall: bool = False) -> pl.DataFrame:
     """δ_c(j) with a bootstrap interval, from a computed profile with replicates.
 
     Parameters
@@ -133,6 +137,8 @@ def stress_intervals(result, base: str, stressed: str, *, level: float | None = 
         Benchmark ids (subset ``all``), e.g. ``"judgebench"`` and a stressed copy.
     level : float, optional
         Confidence level as a fraction; default the profile's own level.
+    include_overall : bool, default False
+        Also the ``overall`` row (see :func:`stress_deltas`).
 
     Returns
     -------
@@ -154,7 +160,7 @@ def stress_intervals(result, base: str, stressed: str, *, level: float | None = 
                             argument="result", expected="the ProfileResult of compute_profile",
                             got=type(result).__name__, fix="compute the profile from per-item data first")
     deltas = stress_deltas(profile, f"{base}:all" if ":" not in base else base,
-                           f"{stressed}:all" if ":" not in stressed else stressed)
+                           f"{stressed}:all" if ":" not in stressed else stressed, include_overall=include_overall)
     keyed = profile.with_row_index("_k").filter(pl.col("primary") & (pl.col("subset") == "all"))
     idx = {(r["benchmark"], r["judge"], r["condition"]): r["_k"] for r in keyed.iter_rows(named=True)}
     b_name, s_name = base.split(":")[0], stressed.split(":")[0]
@@ -165,6 +171,109 @@ def stress_intervals(result, base: str, stressed: str, *, level: float | None = 
     high = [None if np.isnan(x) else float(x) for x in high]
     out = deltas.with_columns(pl.Series("ci_low", low, dtype=pl.Float64), pl.Series("ci_high", high, dtype=pl.Float64))
     return out.with_columns(((pl.col("ci_low") > 0) | (pl.col("ci_high") < 0)).fill_null(False).alias("separated"))
+
+
+def side_name(benchmark: str, subsets: tuple[str, ...] | list[str] | None = None) -> str:
+    """Name of one side of a stress comparison: the benchmark, or ``benchmark[s1+s2]`` for some of
+    its native subsets (sorted)."""
+    return benchmark if not subsets else f"{benchmark}[{'+'.join(sorted(subsets))}]"
+
+
+def side_dataset(ds, sides: list[tuple[str, tuple[str, ...] | None]]):
+    """A dataset holding one benchmark per side, named by :func:`side_name`.
+
+    Side ``(benchmark, subsets)`` keeps the items of ``benchmark`` whose native ``subset``
+    is listed (``None`` or empty: every item) and the judgments on them; the side's
+    declarations are those of ``benchmark``, except ``subset``-selector ones when only
+    some subsets are kept (a subset comparison such as LLMBar's Natural vs adversarial C5
+    cannot be measured inside one part). Every other rule is the profile's own.
+
+    Raises
+    ------
+    CAPInputError
+        Unknown benchmark or subset, a side with no item, or two sides that share items
+        (δ's interval resamples the two sides independently, so they must be disjoint).
+    """
+    from cap_core.dataset import Dataset
+
+    items, judgments, decl = [], [], []
+    seen: dict[str, set] = {}
+    for bench, subsets in sides:
+        it = ds.items.filter(pl.col("benchmark") == bench)
+        if it.height == 0:
+            raise CAPInputError(f"benchmark {bench!r} is not in the loaded data", argument="benchmark", got=bench,
+                                expected=", ".join(sorted(ds.benchmarks)), fix="pick a loaded benchmark")
+        if subsets:
+            known = set(it.get_column("subset").drop_nulls().to_list())
+            bad = sorted(set(subsets) - known)
+            if bad:
+                raise CAPInputError(f"{bench} has no subset {bad[0]!r}", argument="subsets", got=bad[0],
+                                    expected=", ".join(sorted(known)), fix="pick subsets of that benchmark")
+            it = it.filter(pl.col("subset").is_in(list(subsets)))
+        ids = set(it.get_column("item_id").to_list())
+        if ids & seen.get(bench, set()):
+            raise CAPInputError(f"the two sides share items of {bench}", argument="subsets",
+                                got=side_name(bench, subsets), expected="disjoint subsets (or two benchmarks)",
+                                fix="give the base and the stressed side different subsets")
+        seen.setdefault(bench, set()).update(ids)
+        name = side_name(bench, subsets)
+        items.append(it.with_columns(pl.lit(name).alias("benchmark")))
+        judgments.append(ds.judgments.filter(pl.col("benchmark") == bench)
+                         .join(it.select("item_id"), on="item_id", how="semi")
+                         .with_columns(pl.lit(name).alias("benchmark")))
+        d = ds.declarations.filter(pl.col("benchmark") == bench)
+        if subsets:
+            d = d.filter(pl.col("selector") != "subset")
+        decl.append(d.with_columns(pl.lit(name).alias("benchmark")))
+    return Dataset(items=pl.concat(items), judgments=pl.concat(judgments), declarations=pl.concat(decl),
+                   notices=ds.notices)
+
+
+def stress_on_data(ds, base: tuple[str, tuple[str, ...] | None], stressed: tuple[str, tuple[str, ...] | None], *,
+                   judges: list[str] | None = None, n_resamples: int = 1000, seed: int = 0,
+                   level: float = 0.95) -> pl.DataFrame:
+    """δ with bootstrap intervals between two parts of the loaded per-item data.
+
+    Parameters
+    ----------
+    ds : cap_core.dataset.Dataset
+    base, stressed : (benchmark, subsets)
+        Each side is a benchmark, or some of its native subsets (e.g. LLMBar's
+        ``("llmbar", ("Natural",))`` against ``("llmbar", ("Neighbor", "GPTInst"))``).
+    judges : list of str, optional
+        Judges to compare (default: all that judged both sides).
+    n_resamples, seed, level
+        Bootstrap settings (CAP §3.3: 1,000 resamples, 95%); each side resamples its own
+        base items (:func:`stress_intervals`).
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :func:`stress_intervals` (judge, condition, base_value,
+        stressed_value, delta, ci_low, ci_high in points/percent, separated) plus
+        ``n_base``, ``n_stressed`` (Int64, units of each value), one row per judge and
+        condition (C1-C8 and ``overall``) measured on both sides.
+
+    Raises
+    ------
+    CAPInputError
+        See :func:`side_dataset` and :func:`stress_deltas`.
+    """
+    from cap_core.profile.conditions import compute_profile
+
+    names = [side_name(*base), side_name(*stressed)]
+    if names[0] == names[1]:
+        raise CAPInputError("base and stressed sides are the same", argument="stressed", got=names[1],
+                            fix="pick two benchmarks, or two different subsets of one")
+    sub = side_dataset(ds, [base, stressed])
+    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, level=level, benchmarks=names, judges=judges)
+    out = stress_intervals(res, names[0], names[1], include_overall=True)
+    n = res.profile.filter(pl.col("primary") & (pl.col("subset") == "all")).select("judge", "benchmark", "condition",
+                                                                                  "n_items")
+    for side, col in zip(names, ("n_base", "n_stressed")):
+        out = out.join(n.filter(pl.col("benchmark") == side).select("judge", "condition", pl.col("n_items").alias(col)),
+                       on=["judge", "condition"], how="left")
+    return out
 
 
 def default_pair(profile: pl.DataFrame, views: list[str] | None = None) -> tuple[str, str]:

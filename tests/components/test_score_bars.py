@@ -22,7 +22,12 @@ def test_bars_sorted_with_asymmetric_errors():
     assert list(bar.x) == [60.0, 80.0]
     assert list(bar.error_x.array) == [2.0, 10.0]  # 62-60, 90-80
     assert list(bar.error_x.arrayminus) == [10.0, 5.0]  # 60-50, 80-75
-    assert bar.text[1] == "P(best) 0.90"
+    # P(best) is written right of each interval's upper end, never on the bar or its whisker
+    notes = {a.text: a for a in fig.layout.annotations}
+    assert set(notes) == {"P(best) 0.10", "P(best) 0.90"}
+    assert notes["P(best) 0.90"].x == 90.0 and notes["P(best) 0.90"].y == "B"
+    assert notes["P(best) 0.10"].x == 62.0 and all(a.xanchor == "left" and a.xshift > 0 for a in notes.values())
+    assert not bar.text  # nothing drawn inside the bars
 
 
 def test_long_names_are_cut_and_not_merged():

@@ -19,12 +19,12 @@ def test_bars_whiskers_hatching_and_published_markers():
     pub = pl.DataFrame({"slot": ["domain_extension", "hedging_removal"], "R": [0.445, 0.3]})
     fig = slot_bars_figure(t, pub)
     g, h, p = fig.data
-    assert g.name == "G" and list(g.x) == [0.6, 0.1]
+    assert g.name == "G" and [round(x, 9) for x in g.x] == [60.0, 10.0]  # percent
     # whiskers are distances from the bar: 0.8 - 0.6 up, 0.6 - 0.4 down
-    assert math.isclose(g.error_x.array[0], 0.2) and math.isclose(g.error_x.arrayminus[0], 0.2)
+    assert math.isclose(g.error_x.array[0], 20.0) and math.isclose(g.error_x.arrayminus[0], 20.0)
     assert list(g.marker.pattern.shape) == ["", "/"]  # the control is hatched
     assert list(h.x) == [None]  # no value, no bar
-    assert p.name == "published: Validity Table 6" and list(p.x) == [0.445, 0.3]
+    assert p.name == "published: Validity Table 6" and [round(x, 9) for x in p.x] == [44.5, 30.0]
     # a published slot absent from the computed table still gets a row
     assert list(fig.layout.yaxis.categoryarray) == ["hedging_removal (R)", "register (flip rate)",
                                                     "domain_extension (R)"]

@@ -19,9 +19,12 @@ def test_plane_draws_hull_ringed_matched_point_and_slider_point():
     sel = pl.DataFrame([point_at(sw, "G", 2.5)], schema=sw.schema)
     fig = frontier_figure(sw, ops, sel, pl.DataFrame({"judge": ["x/p"], "S": [0.9], "R": [0.4]}))
     by_name = {t.name: t for t in fig.data}
-    assert list(by_name["G frontier"].x) == [1.0, 0.5] and list(by_name["G frontier"].y) == [0.5, 0.75]
-    assert by_name["G matched S"].marker.symbol == "circle-open" and tuple(by_name["G matched S"].y) == (0.5,)
-    assert tuple(by_name["G slider τ"].x) == (0.5,) and tuple(by_name["G slider τ"].y) == (0.75,)
+    # the figure is in percent (one unit on every page); the frames hold proportions
+    assert list(by_name["G frontier"].x) == [100.0, 50.0] and list(by_name["G frontier"].y) == [50.0, 75.0]
+    assert by_name["G matched S"].marker.symbol == "circle-open" and tuple(by_name["G matched S"].y) == (50.0,)
+    assert tuple(by_name["G slider τ"].x) == (50.0,) and tuple(by_name["G slider τ"].y) == (75.0,)
+    assert tuple(pub.x) == (90.0,) if (pub := by_name["published (Validity Table 5)"]) else False
+    assert "%" in fig.layout.xaxis.title.text and fig.layout.yaxis.range[1] > 100
     pub = by_name["published (Validity Table 5)"]
     assert tuple(pub.text) == ("p",) and pub.mode == "markers" and "%{text}" in pub.hovertemplate
     assert len(fig.layout.shapes) == 5  # four quadrants and the S + R = 1 diagonal
@@ -33,7 +36,7 @@ def test_bars_show_control_flip_rate_as_one_minus_s():
     fig = axis_bars_figure(pts)
     by_name = {t.name: t for t in fig.data}
     ctrl = by_name["control flip rate (1 − S)"].y
-    assert math.isclose(ctrl[0], 0.1) and math.isclose(ctrl[1], 0.25)
+    assert math.isclose(ctrl[0], 10.0) and math.isclose(ctrl[1], 25.0)  # percent
     assert by_name["R scope"].y[1] is None
 
 
@@ -42,5 +45,5 @@ def test_control_bar_says_n_a_for_a_judge_without_s():
     pts = pl.DataFrame({"judge": ["a", "b"], "S": [0.8, float("nan")], "R": [0.4, 0.2],
                         "R_scope": [float("nan")] * 2, "R_strength": [float("nan")] * 2})
     ctrl = {t.name: t for t in axis_bars_figure(pts).data}["control flip rate (1 − S)"]
-    assert math.isclose(ctrl.y[0], 0.2) and ctrl.y[1] == 0.0
+    assert math.isclose(ctrl.y[0], 20.0) and ctrl.y[1] == 0.0
     assert tuple(ctrl.text) == ("", "n/a") and ctrl.hovertext[1].startswith("n/a")

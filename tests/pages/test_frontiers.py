@@ -17,6 +17,13 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QWEN = "τ — Qwen/Qwen3-8B"
 
 
+def display_values(at: AppTest, index: int):
+    """The text table ``index`` of the page shows (its Styler's display values), as a frame of strings."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(at.dataframe[index].proto.arrow_data.styler.display_values).read_pandas()
+
+
 def _sweep() -> pl.DataFrame:
     # core values are checked against a plain loop over the raw files in tests/cap_core/validity/test_public_gradings.py;
     # here the page must show exactly those values
@@ -24,7 +31,7 @@ def _sweep() -> pl.DataFrame:
 
 
 def _shown(row: dict) -> str:
-    return f"τ = {row['tau']:g}: S = {row['S']:.3f}, R = {row['R']:.3f}"
+    return f"τ = {row['tau']:g}: S = {100 * row['S']:.1f}%, R = {100 * row['R']:.1f}%"  # percent on the page
 
 
 def _page() -> AppTest:
@@ -65,7 +72,7 @@ def test_moving_the_slider_moves_the_operating_point():
 
 def test_raising_the_invariance_floor_moves_the_matched_point(shared_dir):
     at = _page()
-    at.slider(key="fr_min_s").set_value(0.95).run()
+    at.slider(key="fr_min_s").set_value(95).run()  # percent, like every rate on the pages
     ops = at.dataframe[0].value
     qwen = ops[(ops["judge"] == "Qwen/Qwen3-8B") & (ops["source"] == "computed")].iloc[0]
     op = operating_point(_sweep(), 0.95).filter(pl.col("judge") == "Qwen/Qwen3-8B").row(0, named=True)
@@ -79,7 +86,11 @@ def test_raising_the_invariance_floor_moves_the_matched_point(shared_dir):
     tau, s_plain, r_plain = max((p for p in points if p[1] >= 0.95), key=lambda p: (p[2], p[1], -p[0]))
     assert op["tau"] == pytest.approx(tau)
     assert op["S"] == pytest.approx(s_plain) and op["R"] == pytest.approx(r_plain)
-    assert (qwen["tau"], qwen["S"], qwen["R"]) == pytest.approx((tau, s_plain, r_plain), abs=5e-4)
+    # the page shows percent: 100 x the proportions of the plain loop
+    assert (qwen["tau"], qwen["S"], qwen["R"]) == pytest.approx((tau, 100 * s_plain, 100 * r_plain), abs=5e-2)
+    shown = display_values(at, 0)  # the operating points
+    row = shown[(shown["judge"] == "Qwen/Qwen3-8B") & (shown["source"] == "computed")].iloc[0]
+    assert row["S"] == f"{100 * s_plain:.1f}" and row["R_scope"] == "—"  # one decimal; a missing value is a dash
 
 
 def test_builtin_probe_set_graded_offline():

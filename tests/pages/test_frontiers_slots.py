@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -55,11 +56,12 @@ def test_slot_table_at_the_matched_tau_with_published_beside():
     t = _frame(at, "n_judges", "measure")
     g = t[t["judge"] == "G"].set_index("slot")
     # at tau 1.5 only c3 (3->1) straddles: domain_extension 1, every other slot 0
-    assert g.loc["domain_extension", "value"] == 1.0 and g.loc["domain_extension", "tau"] == 1.5
+    # rates in percent on the page
+    assert g.loc["domain_extension", "value"] == 100.0 and g.loc["domain_extension", "tau"] == 1.5
     assert g.loc["register", "value"] == 0.0 and g.loc["register", "measure"] == "flip rate"
     pub = _frame(at, "human_dir_pct", "R")
     assert set(pub["source"]) == {"published: Validity Tables 6 and 4"}
-    assert pub.set_index("slot").loc["quantifier_strengthening", "R"] == 0.445  # Validity Table 6
+    assert pub.set_index("slot").loc["quantifier_strengthening", "R"] == 44.5  # Validity Table 6: 0.445
     names = {tr.get("name") for tr in json.loads(at.get("plotly_chart")[2].proto.spec)["data"]}
     assert "published: Validity Table 6" in names and "G" in names
 
@@ -71,12 +73,12 @@ def test_annotation_upload_and_the_agreement_bar():
     first = _excluded(at)
     assert "domain_extension" in first and "register" not in first
     report = _frame(at, "agree", "excluded").set_index("slot")
-    assert round(report.loc["register", "agree"], 3) == 0.778 and report.loc["domain_extension", "agree"] == 1 / 3
+    assert round(report.loc["register", "agree"], 1) == 77.8 and report.loc["domain_extension", "agree"] == pytest.approx(100 / 3)
     status = dict(_frame(at, "probe_id", "status")[["probe_id", "status"]].values)
     assert status["c3"] == "dropped: slot excluded" and status["i4"] == "kept" and len(status) == 6
     downloads = at.get("download_button")
     assert any(b.proto.id.endswith("fr_dl_ann") for b in downloads) and all(b.proto.ignore_rerun for b in downloads)
-    at.slider(key="fr_min_agree").set_value(0.80).run()
+    at.slider(key="fr_min_agree").set_value(80).run()  # percent
     second = _excluded(at)
     assert "domain_extension" in second and "register" in second and second != first
     status = dict(_frame(at, "probe_id", "status")[["probe_id", "status"]].values)
@@ -108,27 +110,27 @@ def test_a_new_upload_with_the_same_name_and_size_is_recomputed():
     assert len(GRADED_2) == len(GRADED) and GRADED_2 != GRADED
     at = _page()
     g = _computed_g(at)
-    assert (g["tau"], g["S"], g["R"]) == (1.5, 1.0, 0.5)
+    assert (g["tau"], g["S"], g["R"]) == (1.5, 100.0, 50.0)  # percent
     slots = _frame(at, "n_judges", "measure")
     assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 0.0
     at.file_uploader(key="fr_upload").upload("graded.csv", GRADED_2.encode(), "text/csv").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     g = _computed_g(at)
-    assert (g["tau"], g["S"], g["R"]) == (1.5, 1.0, 0.75)
+    assert (g["tau"], g["S"], g["R"]) == (1.5, 100.0, 75.0)
     slots = _frame(at, "n_judges", "measure")
-    assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 1.0
-    assert "**G** at τ = 1.5: S = 1.000, R = 0.750" in [m.value.split("; quadrant")[0] for m in at.markdown]
+    assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 100.0
+    assert "**G** at τ = 1.5: S = 100.0%, R = 75.0%" in [m.value.split("; quadrant")[0] for m in at.markdown]
 
 
 def test_the_upload_and_the_settings_survive_leaving_the_page():
     at = _page()
-    at.slider(key="fr_min_s").set_value(0.95).run()
+    at.slider(key="fr_min_s").set_value(95).run()
     at.toggle(key="fr_zoom").set_value(False).run()
     before = _computed_g(at)
     at.switch_page("app_pages/profiles.py").run()
     at.switch_page("app_pages/frontiers.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.radio(key="fr_source").value == "upload a graded probe table"
-    assert at.slider(key="fr_min_s").value == 0.95 and at.toggle(key="fr_zoom").value is False
+    assert at.slider(key="fr_min_s").value == 95 and at.toggle(key="fr_zoom").value is False
     assert any(c.value.startswith("Using graded.csv, uploaded earlier") for c in at.caption)
     assert _computed_g(at).equals(before)

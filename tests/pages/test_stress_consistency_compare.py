@@ -101,7 +101,7 @@ def test_stress_pair_without_shared_judges_says_so():
     at.selectbox(key="st_stressed").set_value("judgebench_pro:all").run()
     assert not at.exception and not at.error
     assert any("No stress comparison" in w.value and "no judge and condition" in w.value for w in at.warning)
-    assert not at.get("plotly_chart")
+    assert not [c for c in at.get("plotly_chart") if "st_heatmap" in c.proto.id or "st_bars" in c.proto.id]
 
 
 def test_consistency_condition_and_benchmark_change_the_matrices():
@@ -114,9 +114,18 @@ def test_consistency_condition_and_benchmark_change_the_matrices():
     assert c7["text"][i][j].startswith("0.71<br>") and abs(c7["z"][i][j] - 0.714) < 1e-3
     at.selectbox(key="cs_condition").set_value("C1").run()
     clean(at)
-    assert chart(at, "cs_bench_fig")["data"][0]["z"] != c7["z"]
-    cond = chart(at, "cs_cond_fig")["data"][0]
+    c1 = chart(at, "cs_bench_fig")["data"][0]
+    assert c1["z"] != c7["z"]
+    # judgerEva full shares fewer than 3 judges with every other benchmark on C1: named in one line, not a grid
+    assert "judgereva:full" not in c1["x"]
+    assert any(c.value.startswith("Not in a grid") and "judgereva:full" in c.value for c in at.caption)
+    # judgerEva full: 25 of its 28 condition pairs share one judge only (n/a): one line says why, no grid
+    assert not [c for c in at.get("plotly_chart") if "cs_cond_fig" in c.proto.id]
+    assert any(i.value.startswith("No matrix for judgereva:full: 25 of 28 condition pairs are n/a: 1 shared judge")
+               for i in at.info)
     at.selectbox(key="cs_view").set_value("judgereva:hard_empirical").run()
+    cond = chart(at, "cs_cond_fig")["data"][0]
+    at.selectbox(key="cs_view").set_value("judgebench:all").run()
     assert chart(at, "cs_cond_fig")["data"][0]["z"] != cond["z"]
 
 
@@ -238,4 +247,6 @@ def test_stress_without_published_judges_opens_on_a_pair_that_shares_judges():
     assert not at.exception, [e.value for e in at.exception]
     assert (at.selectbox(key="st_base").value, at.selectbox(key="st_stressed").value) == (
         "llmbar:all", "llmbar_faireval:all")
-    assert not at.warning and len(at.get("plotly_chart")) == 2
+    assert not at.warning
+    assert sorted(k for c in at.get("plotly_chart") for k in ("st_heatmap", "st_bars") if k in c.proto.id) == [
+        "st_bars", "st_heatmap"]

@@ -202,9 +202,9 @@ def points(sw: pl.DataFrame, taus: dict[str, float], s_high: float, r_high: floa
     lines = []
     for r in sel.iter_rows(named=True):
         no_s = r["S"] != r["S"]
-        s_txt = "not measurable" if no_s else f"{r['S']:.3f}"
+        s_txt = "not measurable" if no_s else f"{100 * r['S']:.1f}%"
         q = "not measured (no S)" if no_s else quadrant(r["S"], r["R"], s_high, r_high)
-        lines.append(f"**{r['judge']}** at τ = {r['tau']:g}: S = {s_txt}, R = {r['R']:.3f}; quadrant: {q}")
+        lines.append(f"**{r['judge']}** at τ = {r['tau']:g}: S = {s_txt}, R = {100 * r['R']:.1f}%; quadrant: {q}")
     return sel, lines
 
 
