@@ -428,6 +428,12 @@ class JudgeClient:
             text = resp.choices[0].message.content
         except (AttributeError, IndexError, TypeError):
             text = None
+        no_logprobs = False
+        if req.top_logprobs is not None:  # a choice-probability judge: the answer is the token distribution
+            from cap_core.judging.choice import choices_line, completion_text
+
+            text = completion_text(resp, req.messages[-1][1].rstrip().endswith(choices_line(True)))
+            no_logprobs = text is None
         usage = getattr(resp, "usage", None)
         t_in = getattr(usage, "prompt_tokens", None)
         t_out = getattr(usage, "completion_tokens", None)
@@ -439,8 +445,11 @@ class JudgeClient:
         self._count("spend_usd", cost or 0.0)
         if not isinstance(text, str) or not text.strip():  # an empty reply is not an answer: never cached
             self._count("failures")
-            return CallRecord(key, req.model, "failed", None, False, latency, t_in, t_out, cost, retries,
-                              error="empty reply: the provider returned no completion text")
+            why = ("no token log-probabilities: the provider ignored logprobs/top_logprobs (a choice judge needs "
+                   "them; use the model as a generating judge instead)" if no_logprobs
+                   else "empty reply: the provider returned no completion text")
+            return CallRecord(key, req.model, "failed", None, False, latency, t_in, t_out, cost, retries, error=why,
+                              fatal=no_logprobs)
         self.cache.put(key, {"request": req.canonical(), "completion": text, "latency_s": latency,
                              "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "retries": retries})
         return CallRecord(key, req.model, "ok", text, False, latency, t_in, t_out, cost, retries)
