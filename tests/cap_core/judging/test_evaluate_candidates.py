@@ -148,3 +148,47 @@ def test_dry_run_sends_nothing(capsys, tmp_path):
     captured = capsys.readouterr()
     assert "estimate: 6 calls (0 cached, 6 to send)" in captured.err
     assert not (tmp_path / "o").exists()
+
+
+def test_repeats_give_flip_rate_and_alpha(tmp_path):
+    # local/longer is deterministic: at temperature 0.7 its three repeats agree on every unit,
+    # so the flip rate is 0 and alpha is 1 (its verdicts differ between items, never within one)
+    out = tmp_path / "o"
+    assert main(["evaluate", "--benchmark", "judgebench", "--source", str(JB), "--only", "judgebench",
+                 "--limit", "5", "--model", "local/longer", "--repeats", "3", "--out", str(out),
+                 "--cache", str(tmp_path / "c"), "--bootstrap", "100"]) == 0
+    rel = pl.read_csv(out / "reliability.csv")
+    row = rel.filter((pl.col("judge") == "local/longer") & (pl.col("condition") == "overall")).row(0, named=True)
+    assert row["repeats"] == 3 and row["n_units"] == 10
+    assert row["flip_rate"] == 0.0 and row["alpha"] == pytest.approx(1.0)
+    reps = pl.read_parquet(out / "run" / "repeats.parquet")
+    assert reps.height == 5 * 2 * 3
+    # the dataset keeps one judgment per (judge, item, order): the first repeat
+    assert load_dataset(out).judgments.filter(pl.col("judge") == "local/longer").height == 10
+
+
+def test_repeats_at_temperature_zero_is_one_line(capsys, tmp_path):
+    code = main(["evaluate", "--benchmark", "judgebench", "--source", str(JB), "--model", "local/longer",
+                 "--repeats", "3", "--temperature", "0", "--out", str(tmp_path / "o")])
+    assert code == 2
+    assert "--temperature" in capsys.readouterr().err
+
+
+def test_augmentation_reports_label_preservation_per_item(tmp_path):
+    out = tmp_path / "o"
+    assert main(["evaluate", "--benchmark", "judgebench", "--source", str(JB), "--only", "judgebench",
+                 "--limit", "3", "--model", "local/longer", "--augment", "--out", str(out),
+                 "--cache", str(tmp_path / "c"), "--bootstrap", "100"]) == 0
+    report = pl.read_csv(out / "augmentation.csv")
+    assert report.height == 3 * 2 and set(report["variant"]) == {"polished", "length_padded"}
+    assert (report.filter(~pl.col("kept"))["reason"].str.len_chars() > 0).all()
+    ds = load_dataset(out)
+    assert "judgebench_augmented" in ds.benchmarks
+    kept = report.filter(pl.col("kept")).height
+    aug_items = ds.items.filter(pl.col("benchmark") == "judgebench_augmented")
+    assert aug_items.height == 3 + kept
+    # the published judges never saw the variants: they are not scored on the augmented benchmark
+    assert set(ds.judgments.filter(pl.col("benchmark") == "judgebench_augmented")["judge"]) == {"local/longer"}
+    decl = ds.declarations.filter(pl.col("benchmark") == "judgebench_augmented")
+    if kept:
+        assert set(decl["status"]) == {"augmented"}
