@@ -96,20 +96,22 @@ def select_items(items: pl.DataFrame, *, only: list[str] | None = None, subsets:
     return items
 
 
-def augmentation_report(originals: pl.DataFrame, dropped: pl.DataFrame) -> pl.DataFrame:
-    """Per original item and variant: ``kept`` (Boolean) and the ``reason`` a variant was dropped
+def augmentation_report(originals: pl.DataFrame, dropped: pl.DataFrame, verified: bool = False) -> pl.DataFrame:
+    """Per original item and variant: ``kept`` (Boolean), the ``checks`` it passed or failed and the
+    ``reason`` a variant was dropped
     (length band missed, a number / negation / hedge lost, or the verifier no longer
     preferring the gold response: the label-preservation checks of
     :func:`cap_core.judging.augment.augment_items`)."""
     rows = []
     why = {r["item_id"]: r["reason"] for r in dropped.iter_rows(named=True)}
+    checks = "length band; numbers, negations and hedges of the original kept" + ("; verifier" if verified else "")
     for r in originals.iter_rows(named=True):
         for kind in ("polished", "length_padded"):
             vid = f"{r['item_id']}::{kind}"
             rows.append({"benchmark": r["benchmark"], "item_id": r["item_id"], "variant": kind,
-                         "kept": vid not in why, "reason": why.get(vid, "")})
+                         "kept": vid not in why, "checks": checks, "reason": why.get(vid, "")})
     return pl.DataFrame(rows, schema={"benchmark": pl.String, "item_id": pl.String, "variant": pl.String,
-                                      "kept": pl.Boolean, "reason": pl.String})
+                                      "kept": pl.Boolean, "checks": pl.String, "reason": pl.String})
 
 
 def _augment(items: pl.DataFrame, generator: str | None, spec: RunSpec, cache_dir) -> tuple[pl.DataFrame,
