@@ -86,5 +86,12 @@ def test_every_page_shows_the_candidates_beside_o1_mini(evaluated, page):
         table = at.dataframe[0].value  # the paired table comes first on the page
         assert "overall" in set(table["condition"]) and "diff" in table.columns
     if page == "app_pages/profiles.py":
-        labels = " ".join(at.multiselect(key="sb_entries").options)
+        options = at.multiselect(key="sb_entries").options
+        labels = " ".join(options)
         assert "local/longer" in labels and "openai/tiny-judge" in labels and "o1-mini" in labels
+        want = [o for o in options if any(n in o for n in ("local/longer", "openai/tiny-judge", "o1-mini"))]
+        at.multiselect(key="sb_entries").set_value(want).run()
+        _ok(at)
+        scores = next(d.value for d in at.dataframe if "p_best" in d.value.columns)  # the weighted-score leaderboard
+        assert {"local/longer", "openai/tiny-judge", O1} <= set(scores["judge"])
+        assert abs(scores["p_best"].sum() - 1) < 1e-6
