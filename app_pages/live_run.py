@@ -1,5 +1,11 @@
-"""Live run: judge items with litellm models (offline local judges by default), then profile them."""
+"""Live run: judge items with litellm models (offline local judges by default), then profile them.
 
+With a public benchmark from the user's local copy, the candidates are judged beside the
+benchmark's published judges on the same items (one dataset for every page)."""
+
+from pathlib import Path
+
+import polars as pl
 import streamlit as st
 
 from cap_core.errors import CAPInputError
@@ -12,8 +18,18 @@ st.caption("Judge pairwise items with any litellm model (API keys are read from 
            "or the offline local judges. Every finished call is cached, so re-running costs nothing.")
 
 src = st.radio("Items", lrc.ITEM_SOURCES, horizontal=True, key=kept("lr_src"))
+bench_mode = src == lrc.ITEM_SOURCES[3]
+references: list[str] = []
 try:
-    if src == lrc.ITEM_SOURCES[0]:
+    if bench_mode:
+        from cap_core.judging.benchmarks import BENCHMARKS
+
+        names = list(BENCHMARKS)
+        b1, b2 = st.columns([1, 3])
+        bench_name = b1.selectbox("Benchmark", names, key=kept("lr_bench", names[0], options=names))
+        bench_path = b2.text_input(f"Folder: {BENCHMARKS[bench_name][1]}", key=kept("lr_bench_path"))
+        items, references = lrc.benchmark_items(bench_name, bench_path) if bench_path else (None, [])
+    elif src == lrc.ITEM_SOURCES[0]:
         items = lrc.testbed_items()
     elif src == lrc.ITEM_SOURCES[1]:
         path = st.text_input("Folder or table with question / response_a / response_b", key=kept("lr_path"))
@@ -28,12 +44,35 @@ if items is None:
     st.info("Give the items to judge.")
     st.stop()
 
+only = subsets = None
+augment = False
+if bench_mode:
+    if references:
+        st.caption("Published judges on these items: " + ", ".join(references) + ". Your candidates join them.")
+    parts = sorted(items["benchmark"].unique().to_list())
+    subs_all = sorted(items["subset"].unique().to_list())
+    p1, p2 = st.columns(2)
+    only = p1.multiselect("Benchmarks", parts, key=kept("lr_only", parts[:1], options=parts))
+    subsets = p2.multiselect("Subsets (none = all)", subs_all, key=kept("lr_subsets", [], options=subs_all))
+    if only:
+        items = items.filter(pl.col("benchmark").is_in(only))
+    if subsets:
+        items = items.filter(pl.col("subset").is_in(subsets))
+    if items.height == 0:
+        st.info("Choose at least one benchmark.")
+        st.stop()
 c1, c2, c3 = st.columns(3)
-n_base = items["base_item_id"].n_unique()
-limit = c1.number_input("Base items (first N)", 1, n_base,
+n_base = int(items.group_by("benchmark").agg(pl.col("base_item_id").n_unique())["base_item_id"].max())
+limit = c1.number_input("Base items (first N" + (" per benchmark)" if bench_mode else ")"), 1, n_base,
                         key=kept("lr_limit", min(12, n_base), options=range(1, n_base + 1)))
 variants_all = sorted(items["variant"].unique().to_list())
-variants = c2.multiselect("Variants", variants_all, key=kept("lr_variants", variants_all, options=variants_all))
+if bench_mode:
+    augment = c2.checkbox("Add style and length variants", key=kept("lr_augment", False),
+                          help="Polished and length-padded copies of the items, each checked for label "
+                               "preservation, judged as the benchmark <name>_augmented (C5/C6).")
+    variants = variants_all
+else:
+    variants = c2.multiselect("Variants", variants_all, key=kept("lr_variants", variants_all, options=variants_all))
 orders = c3.multiselect("Orders", ["AB", "BA"], key=kept("lr_orders", ["AB", "BA"], options=["AB", "BA"]))
 judges = st.multiselect("Judges", list(LOCAL_JUDGES), key=kept("lr_judges", list(LOCAL_JUDGES),
                                                                 options=list(LOCAL_JUDGES)))
@@ -48,12 +87,22 @@ b1, b2, b3 = st.columns(3)
 budget_calls = b1.number_input("Budget: requests", 0, 1_000_000, key=kept("lr_budget_calls", 5000))
 budget_usd = b2.number_input("Budget: dollars", 0.0, 10_000.0, step=0.5, key=kept("lr_budget_usd", 1.0))
 concurrency = b3.number_input("Concurrency", 1, 32, key=kept("lr_conc", 4))
+r1, r2 = st.columns(2)
+repeats = r1.number_input("Repeats (test–retest; above 1 samples at temperature 0.7)", 1, 20,
+                          key=kept("lr_repeats", 1))
+allow_tie = r2.checkbox("Choice judges may answer tie", key=kept("lr_allow_tie", False),
+                        help="For choice:<model> and smollm/choice judges, which read the answer-token probabilities.")
 
-run_items = lrc.select_items(items, limit, variants)
 try:
+    if bench_mode:
+        from cap_core.judging.candidates import select_items as select_bench_items
+
+        run_items = select_bench_items(items, limit=int(limit))
+    else:
+        run_items = lrc.select_items(items, limit, variants)
     spec = lrc.build_spec(judges, extra, orders, evaluator, evaluator_other, api_base, budget_calls, budget_usd,
-                          concurrency)
-    est_line = lrc.estimate(run_items, spec)
+                          concurrency, repeats=int(repeats), allow_tie=allow_tie)
+    est_line = lrc.estimate(run_items, spec) + (" Augmented variants add their calls." if augment else "")
 except CAPInputError as err:
     st.error(str(err))
     st.stop()
@@ -72,7 +121,11 @@ if start:
                      f"spend ${s['spend_usd']:.4f}")
 
     try:
-        lrc.run(run_items, spec, show)
+        if bench_mode:
+            lrc.evaluate_run(bench_name, bench_path, spec, only=only, subsets=subsets, limit=int(limit),
+                             augment=augment, on_progress=show)
+        else:
+            lrc.run(run_items, spec, show)
     except CAPInputError as err:
         st.error(str(err))
         st.stop()
@@ -83,7 +136,12 @@ if last:
     st.success(f"Run saved to {run_dir}: {s.get('requests', 0)} requests, {s.get('cache_hits', 0)} cache hits, "
                f"{s.get('failures', 0)} failures, ${s.get('spend_usd', 0.0):.4f}.")
     st.button("Show these results on every page", key="lr_use", on_click=lrc.use_results)
+    for heading, table in lrc.run_tables(run_dir).items():
+        st.subheader(heading)
+        st.dataframe(table, hide_index=True)
     fails = lrc.failures(run_dir)
+    if fails is None:  # a public-benchmark run keeps its judging run in run/
+        fails = lrc.failures(str(Path(run_dir) / "run"))
     if fails is not None:
         st.subheader("Calls per judge and condition")
         st.dataframe(fails, hide_index=True, key="lr_failures")

@@ -26,9 +26,29 @@ Docstrings cite three papers by these names:
   no arXiv id).
 * **Jev** — D. Rao, C. Callison-Burch, *JEV vs. LLMs as Rubric Judges: Cheaper, Faster,
   and Wrong in the Same Places*, arXiv:2609.29769 (cascades, juries, graded verdicts).
+
+Notebook API
+------------
+``import cap_core`` also gives the functions of :mod:`cap_core.api` (``load``,
+``from_frames``, ``import_source``, ``tables``, ``compute_profile``, ``weighted_scores``,
+``compare``, ``benchmark_items``, ``evaluate``): pandas or polars frames in, polars (or
+pandas with ``output="pandas"``) out. They are imported on first use, so ``import
+cap_core`` stays light (no scipy, litellm or streamlit).
 """
 
 from cap_core.dataset import Dataset, load_dataset, save_dataset
 from cap_core.errors import CAPInputError
 
-__all__ = ["CAPInputError", "Dataset", "load_dataset", "save_dataset"]
+_API = ("load", "from_frames", "import_source", "tables", "compute_profile", "weighted_scores", "compare",
+        "benchmark_items", "evaluate")
+
+__all__ = ["CAPInputError", "Dataset", "load_dataset", "save_dataset", *_API]
+
+
+def __getattr__(name: str):
+    # PEP 562: the notebook API loads on first use (cap_core.api imports nothing heavy itself)
+    if name in _API:
+        from cap_core import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'cap_core' has no attribute {name!r}")

@@ -80,6 +80,7 @@ __all__ = [
     "METRICS",
     "ITEMS_SCHEMA",
     "ITEMS_REQUIRED",
+    "ITEM_TEXT_SCHEMA",
     "JUDGMENTS_SCHEMA",
     "JUDGMENTS_REQUIRED",
     "PROFILE_SCHEMA",
@@ -155,6 +156,20 @@ ITEMS_SCHEMA: dict[str, pl.DataType] = {
     "len_b": pl.Int64,
 }
 ITEMS_REQUIRED: tuple[str, ...] = ("benchmark", "item_id", "gold")
+
+#: Optional text columns of an items table: what a live run judges (``question``, the two
+#: responses in the ORIGINAL order) and, where the source says, the model that wrote each
+#: response (``author_a`` / ``author_b``; null when unknown). They are never stored in a
+#: dataset directory (:func:`validate_items` drops them, so ``data/default`` stays
+#: text-free): the importers' ``read_texts`` functions read them from the user's local
+#: copy, and a judging run keeps them in its ``run_items.parquet``.
+ITEM_TEXT_SCHEMA: dict[str, pl.DataType] = {
+    "question": pl.String,
+    "response_a": pl.String,
+    "response_b": pl.String,
+    "author_a": pl.String,
+    "author_b": pl.String,
+}
 
 JUDGMENTS_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String,

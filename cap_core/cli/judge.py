@@ -38,7 +38,10 @@ def register(subparsers) -> None:
     p.add_argument("--out", type=Path, required=True, help="run/dataset directory to write")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
     p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
-    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--temperature", type=float, default=None, help="default 0, or 0.7 with --repeats above 1")
+    p.add_argument("--repeats", type=int, default=1, help="judge every item K times (test-retest: writes "
+                   "repeats.parquet and reliability.csv)")
+    p.add_argument("--allow-tie", action="store_true", help="choice judges (choice:<model>) may answer tie")
     p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
     p.add_argument("--budget-usd", type=float, help="stop sending once this many dollars are spent")
@@ -82,7 +85,7 @@ def _why_none(res) -> str:
 _OPTIONS = {"judges": "--model", "model": "--model", "orders": "--orders", "evaluator": "--evaluator",
             "temperature": "--temperature", "max_tokens": "--max-tokens", "concurrency": "--concurrency",
             "budget_calls": "--budget-calls", "budget_usd": "--budget-usd", "template": "--template",
-            "items": "--items", "out_dir": "--out", "cache_dir": "--cache"}
+            "items": "--items", "out_dir": "--out", "cache_dir": "--cache", "repeats": "--repeats"}
 
 
 def as_option(err: CAPInputError, options: dict[str, str]) -> CAPInputError:
@@ -112,9 +115,11 @@ def _run(args: argparse.Namespace) -> str:
     if not args.timeout > 0:
         raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
                             expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
+    temperature = args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)
     spec = RunSpec(judges=args.model, orders=orders,
                    variants=tuple(v.strip() for v in args.variants.split(",")) if args.variants else None,
-                   template=args.template, temperature=args.temperature, max_tokens=args.max_tokens,
+                   template=args.template, max_tokens=args.max_tokens, repeats=args.repeats, allow_tie=args.allow_tie,
+                   temperature=temperature,
                    api_base=args.api_base, evaluator=args.evaluator, budget_calls=args.budget_calls,
                    budget_usd=args.budget_usd, concurrency=args.concurrency,
                    retry=RetryPolicy(max_retries=args.max_retries, timeout=args.timeout))
@@ -139,5 +144,14 @@ def _run(args: argparse.Namespace) -> str:
                             fix=f"check the model name and its key; per-call reasons in {res.out_dir}/failures.csv")
     if s.get("halted"):
         print("stopped early: " + "; ".join(s["halted"].values()), file=sys.stderr)
+    if args.repeats > 1 and (res.out_dir / "repeats.parquet").is_file():
+        import polars as pl
+
+        from cap_core.analyses.reliability import test_retest
+        from cap_core.dataset import load_dataset
+        from cap_core.export import write_csv
+
+        write_csv(test_retest(load_dataset(res.out_dir), pl.read_parquet(res.out_dir / "repeats.parquet")),
+                  res.out_dir / "reliability.csv")
     return (f"wrote {res.judgments.height} judgments to {res.out_dir} ({s['requests']} requests, "
             f"{s['cache_hits']} cache hits, {s['failures']} failed, ${s['spend_usd']:.4f})")

@@ -31,7 +31,7 @@ from cap_core.importers._common import (
 )
 
 __all__ = ["import_judgebench", "read_pair_file", "read_pairs", "read_outputs", "subset_of_source",
-           "benchmark_of_response_model"]
+           "benchmark_of_response_model", "read_texts"]
 
 _DECISION = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
 _FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
@@ -164,6 +164,45 @@ def read_pairs(root: Path) -> tuple[list[dict], list[str]]:
                 }
             )
     return items, notices
+
+
+def read_texts(root: Path | str) -> pl.DataFrame:
+    """The texts of every JudgeBench pair under ``root/data`` (the user's local copy).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``benchmark``, ``item_id`` (as :func:`read_pairs` names them) and the columns of
+        :data:`cap_core.schema.ITEM_TEXT_SCHEMA`: ``question``, ``response_a`` /
+        ``response_b`` (``response_A`` / ``response_B`` as written) and ``author_a`` =
+        ``author_b`` = the pair's ``response_model`` (JudgeBench has one model write both
+        responses of a pair). Pairs :func:`read_pairs` skips are left out.
+
+    Raises
+    ------
+    CAPInputError
+        As :func:`read_pairs`; a kept pair without ``question`` / ``response_A`` /
+        ``response_B`` (file, line and column named).
+    """
+    from cap_core.schema import ITEM_TEXT_SCHEMA
+
+    files = sorted((check_dir(root, "JudgeBench") / "data").glob("*.jsonl"))
+    if not files:
+        read_pairs(Path(root))  # raises the one "no pair files" message
+    rows = []
+    for f in files:
+        for rec in read_pair_file(f):
+            if rec["gold"] is None:
+                continue
+            for key in ("question", "response_A", "response_B"):
+                if not isinstance(rec.get(key), str):
+                    raise CAPInputError("JudgeBench pair without its text", file=str(f), row=rec["line"], column=key,
+                                        expected="text", got=rec.get(key), fix="use the unmodified JudgeBench data file")
+            model = rec.get("response_model") or _name_fields(f).get("response_model", "")
+            rows.append({"benchmark": benchmark_of_response_model(model), "item_id": str(rec["pair_id"]),
+                         "question": rec["question"], "response_a": rec["response_A"], "response_b": rec["response_B"],
+                         "author_a": model or None, "author_b": model or None})
+    return pl.DataFrame(rows, schema={"benchmark": pl.String, "item_id": pl.String, **ITEM_TEXT_SCHEMA})
 
 
 def _scores(kind: str, judgment) -> tuple[float | None, float | None] | None:

@@ -34,14 +34,19 @@ from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json, load_jsonl
 from cap_core.importers.judgebench import read_pair_file
 from cap_core.importers.llmbar import read_dataset_file
-from cap_core.importers.pandalm import read_testset
+from cap_core.importers.pandalm import authors_of, question_of, read_testset
 from cap_core.io import read_table
 
-__all__ = ["PUBLIC_SETS", "QUICK", "QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "public_data_dir",
+__all__ = ["PUBLIC_SETS", "PUBLIC_ROWS", "label_set_items", "benchmark_of_set", "QUICK", "QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "public_data_dir",
            "read_public_label_set", "load_label_set"]
 
 #: A parser: (file) -> (pairs frame, notices).
 Parser = Callable[[Path], tuple[pl.DataFrame, list[str]]]
+#: A row reader: (file) -> (rows, notices); a row is ``(pair_id, group, subset, response_a,
+#: response_b, label, question, author_a, author_b)`` -- the first six are a PAIR_SCHEMA
+#: row, the last three the pair's question and the models that wrote the responses (None
+#: when the source does not say).
+RowReader = Callable[[Path], tuple[list[tuple], list[str]]]
 
 
 def _need(rec: dict, keys: tuple[str, ...], file: Path, row: int) -> None:
@@ -66,8 +71,9 @@ def _rewardbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
     for i, r in enumerate(frame.to_dicts()):
         _need(r, ("question", "subset", "response_A", "response_B"), path, i + 1)
         # response_A is the chosen response in every row of this file.
-        rows.append((f"rb-{i}", r["question"], r["subset"], r["response_A"], r["response_B"], "A"))
-    return pairs_frame(rows), []
+        rows.append((f"rb-{i}", r["question"], r["subset"], r["response_A"], r["response_B"], "A", r["question"],
+                     r.get("chosen_model"), r.get("rejected_model")))
+    return rows, []
 
 
 def _rmbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
@@ -83,8 +89,9 @@ def _rmbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
                                 fix="use the unmodified chat_filtered.json")
         # Chosen and rejected of the same style form one pair: 3 pairs per prompt.
         for k, style in enumerate(styles):
-            rows.append((f"rm-{r['id']}-{k}", str(r["id"]), style, r["chosen"][k], r["rejected"][k], "A"))
-    return pairs_frame(rows), []
+            rows.append((f"rm-{r['id']}-{k}", str(r["id"]), style, r["chosen"][k], r["rejected"][k], "A",
+                         r.get("prompt"), None, None))
+    return rows, []
 
 
 def _judgebench(path: Path) -> tuple[pl.DataFrame, list[str]]:
@@ -97,18 +104,20 @@ def _judgebench(path: Path) -> tuple[pl.DataFrame, list[str]]:
         # group: the source item (original_id) when given; the LiveBench pairs carry none and are
         # grouped by their question (one question per pair there)
         group = str(r["original_id"]) if r.get("original_id") is not None else r["question"]
-        rows.append((str(r["pair_id"]), group, r["source"], r["response_A"], r["response_B"], r["gold"]))
-    return pairs_frame(rows), notes
+        model = r.get("response_model")
+        rows.append((str(r["pair_id"]), group, r["source"], r["response_A"], r["response_B"], r["gold"], r["question"],
+                     model, model))
+    return rows, notes
 
 
-def _llmbar(folder: str) -> Parser:
-    def parse(path: Path) -> tuple[pl.DataFrame, list[str]]:
+def _llmbar(folder: str) -> RowReader:
+    def parse(path: Path) -> tuple[list[tuple], list[str]]:
         rows = []
         for i, r in enumerate(read_dataset_file(path), start=1):
             _need(r, ("input", "output_1", "output_2"), path, i)
             rows.append((f"{folder}-{i}", r["input"], folder.rsplit("/", 1)[-1], r["output_1"], r["output_2"],
-                         r["gold"]))
-        return pairs_frame(rows), []
+                         r["gold"], r["input"], None, None))
+        return rows, []
     return parse
 
 
@@ -120,8 +129,8 @@ def _pandalm(path: Path) -> tuple[pl.DataFrame, list[str]]:
         lab = r["majority"] if r["majority"] in ("A", "B") else "tie"
         group = f"{r['instruction']}\n{r.get('input') or ''}"
         rows.append((f"pandalm-{r['idx']}", group, r.get("motivation_app") or "all", r["response1"], r["response2"],
-                     lab))
-    return pairs_frame(rows), []
+                     lab, question_of(r), *authors_of(r)))
+    return rows, []
 
 
 def _autoj(path: Path) -> tuple[pl.DataFrame, list[str]]:
@@ -130,8 +139,9 @@ def _autoj(path: Path) -> tuple[pl.DataFrame, list[str]]:
         _need(r, ("prompt", "scenario", "response 1", "response 2", "label"), path, i)
         # Auto-J: 0 = response 1 preferred, 1 = response 2 preferred, 2 = tie.
         lab = _ab(str(r["label"]).strip(), {"0": "A", "1": "B", "2": "tie"}, path, i)
-        rows.append((f"autoj-{i}", r["prompt"], r["scenario"], r["response 1"], r["response 2"], lab))
-    return pairs_frame(rows), []
+        rows.append((f"autoj-{i}", r["prompt"], r["scenario"], r["response 1"], r["response 2"], lab, r["prompt"],
+                     None, None))
+    return rows, []
 
 
 def _evalbiasbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
@@ -144,20 +154,21 @@ def _evalbiasbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
         for i, r in enumerate(probes, start=1):
             _need(r, ("instruction", "response1", "response2", "label"), path, i)
             lab = _ab(str(r["label"]), {"1": "A", "2": "B"}, path, i)
-            rows.append((f"ebb-{bias}-{i}", r["instruction"], bias, r["response1"], r["response2"], lab))
-    return pairs_frame(rows), []
+            rows.append((f"ebb-{bias}-{i}", r["instruction"], bias, r["response1"], r["response2"], lab,
+                         r["instruction"], None, None))
+    return rows, []
 
 
-def _jb(model: str) -> tuple[str, Parser]:
+def _jb(model: str) -> tuple[str, RowReader]:
     return f"judgebench/data/dataset=judgebench,response_model={model}.jsonl", _judgebench
 
 
-def _lb(folder: str) -> tuple[str, Parser]:
+def _lb(folder: str) -> tuple[str, RowReader]:
     return f"llmbar/Dataset/{folder}/dataset.json", _llmbar(folder)
 
 
-#: Public label sets: display name -> (file under the local copy, parser).
-PUBLIC_SETS: dict[str, tuple[str, Parser]] = {
+#: Public label sets: display name -> (file under the local copy, row reader).
+PUBLIC_ROWS: dict[str, tuple[str, RowReader]] = {
     "RewardBench": ("rewardbench_via_biasscope/data/rewardbench/rewardbench_filtered.parquet", _rewardbench),
     "RM-Bench chat": ("rmbench/data/chat_filtered.json", _rmbench),
     "JudgeBench GPT-4o": _jb("gpt-4o-2024-05-13"),
@@ -171,6 +182,17 @@ PUBLIC_SETS: dict[str, tuple[str, Parser]] = {
     "Auto-J": ("autoj/data/test/testdata_pairwise.jsonl", _autoj),
     "EvalBiasBench": ("evalbiasbench/data/evalbiasbench/biasbench.json", _evalbiasbench),
 }
+
+
+def _as_pairs(reader: RowReader) -> Parser:
+    def parse(path: Path) -> tuple[pl.DataFrame, list[str]]:
+        rows, notes = reader(path)
+        return pairs_frame([r[:6] for r in rows]), notes
+    return parse
+
+
+#: Public label sets: display name -> (file under the local copy, parser of its pairs).
+PUBLIC_SETS: dict[str, tuple[str, Parser]] = {name: (rel, _as_pairs(reader)) for name, (rel, reader) in PUBLIC_ROWS.items()}
 
 #: Small sets the dashboard audits by default (answers in a few seconds), and the
 #: permutation counts of its quick default and of its full audit.
@@ -289,3 +311,69 @@ def load_label_set(name_or_path: str | Path, *, public_data: str | Path | None =
         return read_user_label_set(Path(key))
     raise CAPInputError("unknown label set", got=key, expected="a file path or one of: " + ", ".join(PUBLIC_SETS),
                         fix="check the spelling, or pass the path of your own CSV/JSONL label set")
+
+
+def benchmark_of_set(name: str) -> str:
+    """The benchmark id of a public label set judged live: ``"RM-Bench chat"`` -> ``rm_bench_chat``."""
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "_", name.lower().replace("²", "2")).strip("_")
+
+
+def label_set_items(name: str, public_data: str | Path) -> tuple[pl.DataFrame, list[str]]:
+    """A public label set as items with texts, ready for a judging run.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PUBLIC_SETS`.
+    public_data : str or Path
+        The user's local copy of the public data (see :func:`public_data_dir`).
+
+    Returns
+    -------
+    (items, notices)
+        ``items``: ``benchmark`` (:func:`benchmark_of_set`), ``item_id`` (the pair id),
+        ``base_item_id`` (the pair's ``group``: pairs sharing a prompt are resampled
+        together), ``subset``, ``variant`` (``original``), ``gold`` (A/B) and the columns
+        of :data:`cap_core.schema.ITEM_TEXT_SCHEMA` (``author_a`` / ``author_b`` where the
+        source names the models: RewardBench ``chosen_model`` / ``rejected_model``,
+        JudgeBench ``response_model``, PandaLM ``cmp_key``). Pairs labelled a tie have
+        no A/B gold and are left out (counted in the notices).
+
+    Raises
+    ------
+    CAPInputError
+        As :func:`read_public_label_set`.
+    """
+    import hashlib
+
+    from cap_core.schema import ITEM_TEXT_SCHEMA
+
+    if name not in PUBLIC_ROWS:
+        raise CAPInputError("unknown public label set", argument="name", got=name,
+                            expected="one of: " + ", ".join(PUBLIC_ROWS), fix="check the spelling")
+    rel, reader = PUBLIC_ROWS[name]
+    path = public_data_dir(public_data) / rel
+    if not path.is_file():
+        raise CAPInputError(f"the local copy of the public data lacks the file of {name}", file=str(path),
+                            expected=rel, fix="download that file into your local copy (see PROVENANCE.json)")
+    rows, notes = reader(path)
+    bench = benchmark_of_set(name)
+    out, ties = [], 0
+    for pid, group, subset, a, b, label, question, author_a, author_b in rows:
+        if label not in ("A", "B"):
+            ties += 1
+            continue
+        a, b = ("" if x is None else str(x) for x in (a, b))  # a few PandaLM responses are JSON numbers or booleans
+        base = "g-" + hashlib.blake2b(str(group).encode("utf-8"), digest_size=6).hexdigest()
+        out.append({"benchmark": bench, "item_id": pid, "base_item_id": base, "subset": str(subset),
+                    "variant": "original", "gold": label, "len_a": len(a), "len_b": len(b),
+                    "question": question if question is not None else str(group), "response_a": a, "response_b": b,
+                    "author_a": author_a, "author_b": author_b})
+    schema = {"benchmark": pl.String, "item_id": pl.String, "base_item_id": pl.String, "subset": pl.String,
+              "variant": pl.String, "gold": pl.String, "len_a": pl.Int64, "len_b": pl.Int64, **ITEM_TEXT_SCHEMA}
+    notices = [f"{name}: {n}" for n in notes]
+    if ties:
+        notices.append(f"{name}: {ties} of {len(rows)} pairs labelled a tie left out (no A/B gold to score)")
+    return pl.DataFrame(out, schema=schema), notices

@@ -30,7 +30,7 @@ from cap_core.importers._common import (
     verdict_notices,
 )
 
-__all__ = ["import_llmbar", "read_dataset_file", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
+__all__ = ["import_llmbar", "read_dataset_file", "read_texts", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
 
 ADVERSARIAL_SUBSETS: tuple[str, ...] = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 
@@ -147,14 +147,55 @@ def _item_judgments(rec: dict, judge: str, benchmark: str, item_id: str) -> list
     return rows
 
 
+def _item_id(benchmark: str, subset: str, folder: str, index: int) -> str:
+    """``"<subset or set>-<0-based index in dataset.json>"`` (the one naming of LLMBar items)."""
+    prefix = subset if benchmark == "llmbar" else Path(folder).name
+    return f"{prefix}-{index}"
+
+
+def read_texts(root: Path | str) -> pl.DataFrame:
+    """The texts of every LLMBar item in the user's local copy.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``benchmark``, ``item_id`` (as :func:`import_llmbar` names them) and the columns
+        of :data:`cap_core.schema.ITEM_TEXT_SCHEMA`: ``question`` = ``input``,
+        ``response_a`` / ``response_b`` = ``output_1`` / ``output_2``; ``author_a`` /
+        ``author_b`` null (LLMBar does not say which model wrote a response).
+
+    Raises
+    ------
+    CAPInputError
+        Not an LLMBar folder, a malformed ``dataset.json``, or a record without
+        ``input`` / ``output_1`` / ``output_2`` text (row and column named).
+    """
+    from cap_core.schema import ITEM_TEXT_SCHEMA
+
+    base, _ = _import_llmbar_iv(root, ("CoT",))
+    rows = []
+    for benchmark, subset, folder in LLMBAR_SETS:
+        path = base / folder / "dataset.json"
+        if not path.is_file():
+            continue
+        for i, rec in enumerate(read_dataset_file(path)):
+            for key in ("input", "output_1", "output_2"):
+                if not isinstance(rec.get(key), str):
+                    raise CAPInputError("LLMBar record without its text", file=str(path), row=i + 1, column=key,
+                                        expected="text", got=rec.get(key), fix="use the unmodified dataset.json")
+            rows.append({"benchmark": benchmark, "item_id": _item_id(benchmark, subset, folder, i),
+                         "question": rec["input"], "response_a": rec["output_1"], "response_b": rec["output_2"],
+                         "author_a": None, "author_b": None})
+    return pl.DataFrame(rows, schema={"benchmark": pl.String, "item_id": pl.String, **ITEM_TEXT_SCHEMA})
+
+
 def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments) -> None:
     set_dir = base / folder
     ds_file = set_dir / "dataset.json"
     data = read_dataset_file(ds_file)
-    prefix = subset if benchmark == "llmbar" else Path(folder).name
     ids = []
     for i, rec in enumerate(data):
-        item_id = f"{prefix}-{i}"
+        item_id = _item_id(benchmark, subset, folder, i)
         ids.append(item_id)
         items.append(
             {

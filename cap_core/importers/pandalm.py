@@ -26,7 +26,8 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import check_dir, load_json, verdict_notices
 
-__all__ = ["import_pandalm", "import_pandalm_graded", "read_testset", "JUDGES", "BENCHMARK"]
+__all__ = ["import_pandalm", "import_pandalm_graded", "read_testset", "read_texts", "question_of", "authors_of",
+           "JUDGES", "BENCHMARK"]
 
 BENCHMARK = "pandalm"
 #: judge id -> (file name, result field, reason/reference fields)
@@ -182,3 +183,46 @@ def import_pandalm_graded(root: Path | str) -> pl.DataFrame:
             row[judge] = _LEVEL.get(_verdict(rec[field])) if rec else None
         rows.append(row)
     return pl.DataFrame(rows, schema={"item_id": pl.String, "gold": pl.Int64, **{j: pl.Int64 for j in JUDGES}})
+
+
+def question_of(rec: dict) -> str:
+    """The question a PandaLM judge sees: ``instruction``, then ``input`` on a new line when given."""
+    extra = str(rec.get("input") or "").strip()
+    return str(rec.get("instruction") or "") + (f"\n{extra}" if extra else "")
+
+
+def authors_of(rec: dict) -> tuple[str | None, str | None]:
+    """The models that wrote ``response1`` and ``response2``: the two names of ``cmp_key``
+    (``"bloom-7b_llama-7b"`` -> ``("bloom-7b", "llama-7b")``); ``(None, None)`` when the
+    key does not split into exactly two names."""
+    parts = str(rec.get("cmp_key") or "").split("_")
+    return (parts[0], parts[1]) if len(parts) == 2 and all(parts) else (None, None)
+
+
+def read_texts(root: Path | str) -> pl.DataFrame:
+    """The texts of the PandaLM items :func:`import_pandalm` keeps (an A/B human majority).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``benchmark`` (``pandalm``), ``item_id`` (``idx``) and the columns of
+        :data:`cap_core.schema.ITEM_TEXT_SCHEMA`: ``question`` (:func:`question_of`),
+        ``response_a`` / ``response_b`` = ``response1`` / ``response2``, ``author_a`` /
+        ``author_b`` from ``cmp_key`` (:func:`authors_of`).
+
+    Raises
+    ------
+    CAPInputError
+        As :func:`read_testset`.
+    """
+    from cap_core.schema import ITEM_TEXT_SCHEMA
+
+    rows = []
+    for t in read_testset(root):
+        if t["majority"] not in ("A", "B"):
+            continue
+        a, b = authors_of(t)
+        rows.append({"benchmark": BENCHMARK, "item_id": str(int(t["idx"])), "question": question_of(t),
+                     "response_a": str(t.get("response1") or ""), "response_b": str(t.get("response2") or ""),
+                     "author_a": a, "author_b": b})
+    return pl.DataFrame(rows, schema={"benchmark": pl.String, "item_id": pl.String, **ITEM_TEXT_SCHEMA})

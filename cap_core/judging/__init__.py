@@ -15,6 +15,12 @@ package and nothing is fetched. Modules:
 ``smollm``   SmolLM2-135M on the CPU (optional)     ``items_io``  items with texts for a run
 ``evaluate`` rationale evaluator (C8)               ``testbed``   the built-in mini testbed
 ``run_dir``  the output folder of a run            ``estimate``  cost estimate before a run
+``choice``   choice-probability judges (answer-token probabilities -> verdict + confidence)
+``usage``    cost, latency and tokens per judge
+``benchmarks`` public benchmarks with their texts from the user's local copy (reads the importers)
+``candidates`` candidate judges beside a benchmark's published judges (the ``evaluate`` verb)
 
-May import: the ``cap_core`` root and :mod:`cap_core.profile`.
+May import: the ``cap_core`` root and :mod:`cap_core.profile`; ``benchmarks`` and
+``candidates`` also import :mod:`cap_core.importers` and :mod:`cap_core.analyses` (inside
+functions), being the orchestration of a run over public data.
 """

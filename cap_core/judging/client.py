@@ -33,7 +33,10 @@
   ``max_usd`` stops new requests once the spend reaches it. Cost comes from litellm's
   local cost map (``LITELLM_LOCAL_MODEL_COST_MAP=True``); unknown prices give
   ``cost_usd=None`` (local models cost 0).
-* Keys: never passed in code or stored; litellm reads them from the environment. Error
+* Keys: never passed in code or stored; litellm reads them from the environment. An
+  ``openai/`` model with an ``api_base`` and no ``OPENAI_API_KEY`` set (a local server
+  that takes no key) is sent with a placeholder key, since the OpenAI client will not
+  send without one. Error
   texts are scrubbed of every environment value that looks like a secret.
 """
 
@@ -58,6 +61,7 @@ from cap_core.judging.request import JudgeRequest, cache_key
 __all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "scrub", "one_line"]
 
 _FREE_PREFIXES = ("local/", "smollm/")
+_LOCAL_SERVER_PREFIXES = ("openai/", "hosted_vllm/")
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.I)
 
 
@@ -387,6 +391,10 @@ class JudgeClient:
 
     def _completion(self, litellm, req: JudgeRequest):
         kw = dict(req.litellm_kwargs(), timeout=self.retry.timeout, num_retries=0, max_retries=0)
+        if req.api_base and req.model.startswith(_LOCAL_SERVER_PREFIXES) and not os.environ.get("OPENAI_API_KEY"):
+            # a local OpenAI-compatible server (vLLM, llama.cpp, Ollama) takes no key, but the OpenAI client
+            # refuses to send without one: a placeholder, never a secret
+            kw["api_key"] = "no-key-needed"
         try:
             return litellm.completion(**kw)
         except litellm.UnsupportedParamsError:
@@ -428,6 +436,12 @@ class JudgeClient:
             text = resp.choices[0].message.content
         except (AttributeError, IndexError, TypeError):
             text = None
+        no_logprobs = False
+        if req.top_logprobs is not None:  # a choice-probability judge: the answer is the token distribution
+            from cap_core.judging.choice import choices_line, completion_text
+
+            text = completion_text(resp, req.messages[-1][1].rstrip().endswith(choices_line(True)))
+            no_logprobs = text is None
         usage = getattr(resp, "usage", None)
         t_in = getattr(usage, "prompt_tokens", None)
         t_out = getattr(usage, "completion_tokens", None)
@@ -439,8 +453,11 @@ class JudgeClient:
         self._count("spend_usd", cost or 0.0)
         if not isinstance(text, str) or not text.strip():  # an empty reply is not an answer: never cached
             self._count("failures")
-            return CallRecord(key, req.model, "failed", None, False, latency, t_in, t_out, cost, retries,
-                              error="empty reply: the provider returned no completion text")
+            why = ("no token log-probabilities: the provider ignored logprobs/top_logprobs (a choice judge needs "
+                   "them; use the model as a generating judge instead)" if no_logprobs
+                   else "empty reply: the provider returned no completion text")
+            return CallRecord(key, req.model, "failed", None, False, latency, t_in, t_out, cost, retries, error=why,
+                              fatal=no_logprobs)
         self.cache.put(key, {"request": req.canonical(), "completion": text, "latency_s": latency,
                              "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "retries": retries})
         return CallRecord(key, req.model, "ok", text, False, latency, t_in, t_out, cost, retries)

@@ -2,7 +2,8 @@
 
 Counts the requests a run would send (items x judges x orders, minus those already in
 the cache) and prices them with litellm's local cost map: prompt tokens estimated as
-characters / 4, completion tokens as ``completion_tokens`` (default 200) per call.
+characters / 4, completion tokens as ``completion_tokens`` (default 200) per call (at most
+the request's ``max_tokens``: one for a choice-probability judge).
 Local models cost $0; a model missing from the cost map makes the dollar estimate
 ``None`` (unknown). The rationale evaluator adds at most one call per AB verdict.
 """
@@ -50,7 +51,10 @@ def estimate_run(items: pl.DataFrame, spec, cache_dir=None, completion_tokens: i
     jobs = build_requests(items, spec)
     cache = JudgeCache(cache_dir) if cache_dir is not None else None
     usd, unknown, cached, tokens = 0.0, [], 0, 0
-    prices = {m: _price(m) for m in dict.fromkeys([*spec.judges, *([spec.evaluator] if spec.evaluator else [])])}
+    from cap_core.judging.choice import model_of
+
+    prices = {m: _price(model_of(m)) for m in dict.fromkeys([*spec.judges, *([spec.evaluator] if spec.evaluator
+                                                                                else [])])}
     try:
         for _row, judge, _order, req in jobs:
             if cache is not None and cache_key(req) in cache:
@@ -60,7 +64,7 @@ def estimate_run(items: pl.DataFrame, spec, cache_dir=None, completion_tokens: i
             tokens += t_in
             p = prices[judge]
             if p is not None:
-                usd += t_in * p[0] + completion_tokens * p[1]
+                usd += t_in * p[0] + min(completion_tokens, req.max_tokens or completion_tokens) * p[1]
     finally:
         if cache is not None:
             cache.close()

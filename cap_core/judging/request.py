@@ -46,6 +46,13 @@ class JudgeRequest:
     api_base : str or None
         Endpoint for OpenAI-compatible servers; part of the key (different servers,
         different answers) but never logged.
+    repeat : int
+        Index of a test-retest repeat (0 = the first judgment). Part of the key when
+        above 0, so K repeats are K cache entries; never sent to the provider.
+    top_logprobs : int or None
+        Ask for the log-probabilities of this many candidate tokens at each position
+        (choice-probability judges, :mod:`cap_core.judging.choice`); part of the key and
+        of the stored request when set.
     """
 
     model: str
@@ -57,6 +64,8 @@ class JudgeRequest:
     response_format: str | None = None
     template_version: str = ""
     api_base: str | None = field(default=None, compare=True)
+    repeat: int = 0
+    top_logprobs: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
@@ -68,7 +77,7 @@ class JudgeRequest:
 
     def canonical(self) -> dict:
         """The request as a plain dict without ``api_base`` (safe to store and log)."""
-        return {
+        out = {
             "model": self.model,
             "messages": [{"role": r, "content": c} for r, c in self.messages],
             "temperature": self.temperature,
@@ -78,10 +87,16 @@ class JudgeRequest:
             "response_format": self.response_format,
             "template_version": self.template_version,
         }
+        # only when set, so that the keys of every earlier request stay as they were
+        if self.repeat:
+            out["repeat"] = self.repeat
+        if self.top_logprobs is not None:
+            out["top_logprobs"] = self.top_logprobs
+        return out
 
     def litellm_kwargs(self) -> dict:
         """Keyword arguments for ``litellm.completion`` (unset sampling fields left out)."""
-        kw: dict = {"model": self.model, "messages": self.canonical()["messages"]}
+        kw: dict = {"model": self.model, "messages": [{"role": r, "content": c} for r, c in self.messages]}
         for name in ("temperature", "top_p", "max_tokens", "seed"):
             value = getattr(self, name)
             if value is not None:
@@ -90,6 +105,9 @@ class JudgeRequest:
             kw["response_format"] = {"type": self.response_format}
         if self.api_base:
             kw["api_base"] = self.api_base
+        if self.top_logprobs is not None:
+            kw["logprobs"] = True
+            kw["top_logprobs"] = self.top_logprobs
         return kw
 
 

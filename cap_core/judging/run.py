@@ -56,10 +56,16 @@ class RunSpec:
     C8 rationale evaluation (``None`` = skip; must not be a judge); budgets in requests
     and dollars; ``api_base`` for OpenAI-compatible servers; ``stop_after``: stop a judge
     whose first this-many calls all fail with the same non-retryable error (0 = never).
+    ``repeats``: judge every item and order this many times (test-retest; the repeat
+    index is part of each cache key; above 1 the temperature must be above 0).
+    ``allow_tie``: choice-probability judges (:mod:`cap_core.judging.choice`) may answer
+    ``tie``. A judge named ``choice:<model>`` or ``smollm/choice`` is a choice judge.
     """
 
     judges: list[str]
     orders: tuple[str, ...] = ("AB", "BA")
+    repeats: int = 1
+    allow_tie: bool = False
     variants: tuple[str, ...] | None = None
     template: str = "pairwise"
     temperature: float | None = 0.0
@@ -104,6 +110,14 @@ class RunSpec:
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 2):
             raise CAPInputError("temperature out of range", argument="temperature", expected="0 to 2 (0 = "
                                 "deterministic decoding, CAP §3.3)", got=t, fix="e.g. --temperature 0")
+        r = self.repeats
+        if isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= 50:
+            raise CAPInputError("repeats must be an integer from 1 to 50", argument="repeats",
+                                expected="1 (judge once) to 50 test-retest repeats", got=r, fix="e.g. --repeats 3")
+        if r > 1 and t is not None and t == 0:
+            raise CAPInputError("repeats at temperature 0 would repeat the same sampling", argument="temperature",
+                                expected="a temperature above 0 with --repeats above 1", got=t,
+                                fix="e.g. --repeats 3 --temperature 0.7 (test-retest measures sampling variation)")
         m = self.max_tokens
         if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
             raise CAPInputError("max_tokens must be a positive integer", argument="max_tokens",
@@ -121,7 +135,9 @@ class RunSpec:
             raise CAPInputError("dollar budget must be a non-negative number", argument="budget_usd",
                                 expected="a number of dollars >= 0 or None (no limit)", got=u,
                                 fix="e.g. --budget-usd 1.50")
-        models = [*self.judges, *([self.evaluator] if self.evaluator else [])]
+        from cap_core.judging.choice import model_of
+
+        models = [model_of(j) for j in [*self.judges, *([self.evaluator] if self.evaluator else [])]]
         if any(m.startswith("smollm/") for m in models):
             from cap_core.judging.smollm import available
 
@@ -157,23 +173,65 @@ def _items_iv(items: pl.DataFrame) -> None:
 
 
 def build_requests(items: pl.DataFrame, spec: RunSpec) -> list[tuple[dict, str, str, JudgeRequest]]:
-    """``(item row, judge, order, request)`` for every item x judge x order."""
+    """``(item row, judge, order, request)`` for every repeat x item x judge x order (``request.repeat``
+    tells the repeat). A choice judge gets the ``choice`` template and one answer token
+    (:mod:`cap_core.judging.choice`)."""
+    from cap_core.judging import choice
+
     spec.validate()
     _items_iv(items)
     tpl = load_template(spec.template)
+    choice_tpl = load_template("choice") if any(choice.is_choice(j) for j in spec.judges) else None
     out = []
-    for row in items.iter_rows(named=True):
-        for order in spec.orders:
-            a, b = (row["response_a"], row["response_b"]) if order == "AB" else (row["response_b"], row["response_a"])
-            prompt = tpl.render(question=row["question"], answer_a=a, answer_b=b)
-            for judge in spec.judges:
-                req = JudgeRequest(judge, (("user", prompt),), spec.temperature, None, spec.max_tokens, None,
-                                   spec.response_format, tpl.version, spec.api_base)
-                out.append((row, judge, order, req))
+    for rep in range(spec.repeats):
+        for row in items.iter_rows(named=True):
+            for order in spec.orders:
+                a, b = (row["response_a"], row["response_b"]) if order == "AB" else (row["response_b"],
+                                                                                     row["response_a"])
+                prompt = tpl.render(question=row["question"], answer_a=a, answer_b=b)
+                for judge in spec.judges:
+                    if choice.is_choice(judge):
+                        text = choice_tpl.render(question=row["question"], answer_a=a, answer_b=b,
+                                                 choices=choice.choices_line(spec.allow_tie))
+                        top = None if judge == choice.SMOLLM_CHOICE else choice.TOP_LOGPROBS
+                        req = JudgeRequest(choice.model_of(judge), (("user", text),), spec.temperature, None, 1,
+                                           None, None, choice_tpl.version, spec.api_base, rep, top)
+                    else:
+                        req = JudgeRequest(judge, (("user", prompt),), spec.temperature, None, spec.max_tokens, None,
+                                           spec.response_format, tpl.version, spec.api_base, rep)
+                    out.append((row, judge, order, req))
     return out
 
 
+def _choice_row(row, judge, order, rec) -> dict:
+    from cap_core.judging.choice import read_choice
+
+    obj = read_choice(rec.completion) if rec.status == "ok" else None
+    presented = None if obj is None else (obj["winner"] if obj["winner"] in ("A", "B", "tie") else "unparsed")
+    pa, pb = (obj or {}).get("p_a"), (obj or {}).get("p_b")
+    if order == "BA":
+        pa, pb = pb, pa
+    ps = [p for p in (pa, pb, (obj or {}).get("p_tie")) if p is not None]
+    status = rec.status if presented != "unparsed" else "unparsed"
+    if rec.status == "ok" and obj is None:
+        status, presented = "unparsed", "unparsed"
+    return {"judge": judge, "benchmark": row["benchmark"], "item_id": row["item_id"], "order": order,
+            "status": status, "verdict": None if presented is None else (presented if order == "AB" else
+                                                                         _SWAP[presented]),
+            "presented_verdict": presented, "conflict": False if presented else None,
+            "reason": rec.error or ("no permitted answer token among the returned candidates"
+                                    if presented == "unparsed" else ""),
+            "rationale": None, "completion": rec.completion, "cache_hit": rec.cache_hit, "latency_s": rec.latency_s,
+            "tokens_in": rec.tokens_in, "tokens_out": rec.tokens_out, "cost_usd": rec.cost_usd,
+            "retries": rec.retries, "key": rec.key, "confidence": max(ps) if ps else None, "p_a": pa, "p_b": pb,
+            "p_tie": (obj or {}).get("p_tie")}
+
+
 def _call_row(row, judge, order, rec) -> dict:
+    from cap_core.judging.choice import is_choice
+
+    if is_choice(judge):
+        return _choice_row(row, judge, order, rec)
     parsed = parse_verdict(rec.completion) if rec.status == "ok" else None
     verdict = None
     if parsed is not None:
@@ -184,7 +242,8 @@ def _call_row(row, judge, order, rec) -> dict:
             "conflict": parsed.conflict if parsed else None, "reason": rec.error or (parsed.reason if parsed else ""),
             "rationale": parsed.rationale if parsed else None, "completion": rec.completion,
             "cache_hit": rec.cache_hit, "latency_s": rec.latency_s, "tokens_in": rec.tokens_in,
-            "tokens_out": rec.tokens_out, "cost_usd": rec.cost_usd, "retries": rec.retries, "key": rec.key}
+            "tokens_out": rec.tokens_out, "cost_usd": rec.cost_usd, "retries": rec.retries, "key": rec.key,
+            "confidence": None, "p_a": None, "p_b": None, "p_tie": None}
 
 
 def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, out_dir: str | Path,
@@ -235,7 +294,7 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
     def done(i: int, rec) -> None:
         row, judge, order, req = jobs[i]
         r = _call_row(row, judge, order, rec)
-        r.update(temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
+        r.update(repeat=req.repeat, temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)
         log.write(json.dumps({k: v for k, v in r.items()}, ensure_ascii=False) + "\n")
         log.flush()

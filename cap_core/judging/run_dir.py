@@ -15,24 +15,38 @@ from cap_core.dataset import Dataset, save_dataset
 from cap_core.export import write_csv
 from cap_core.schema import DECLARATION_SCHEMA, ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
-__all__ = ["write_run", "failure_table", "judgments_from_calls", "FAILURE_SCHEMA"]
+__all__ = ["write_run", "failure_table", "judgments_from_calls", "repeats_table", "FAILURE_SCHEMA", "REPEATS_SCHEMA"]
 
 _FAILED = ("failed", "budget", "cancelled", "stopped")
 
 
 def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
-    """JUDGMENTS_SCHEMA rows for the calls that returned a completion (parsed or ``unparsed``)."""
+    """JUDGMENTS_SCHEMA rows for the calls of the first repeat that returned a completion (parsed or
+    ``unparsed``); ``confidence`` is a choice judge's probability of its verdict."""
     if calls.height == 0 or "verdict" not in calls.columns:
         return pl.DataFrame(schema=JUDGMENTS_SCHEMA)
     rs = pl.col("rationale_supported") if "rationale_supported" in calls.columns else pl.lit(None)
-    return (calls.filter(pl.col("verdict").is_not_null())
+    conf = pl.col("confidence") if "confidence" in calls.columns else pl.lit(None)
+    first = pl.col("repeat") == 0 if "repeat" in calls.columns else pl.lit(True)  # test-retest repeats: repeats.parquet
+    return (calls.filter(pl.col("verdict").is_not_null() & first)
             .select("judge", "benchmark", "item_id", "order", "verdict",
-                    pl.lit(None, pl.Float64).alias("confidence"), pl.lit(None, pl.Float64).alias("score_a"),
+                    conf.cast(pl.Float64).alias("confidence"), pl.lit(None, pl.Float64).alias("score_a"),
                     pl.lit(None, pl.Float64).alias("score_b"), rs.cast(pl.Int8).alias("rationale_supported"),
                     pl.col("cost_usd").cast(pl.Float64), pl.col("latency_s").cast(pl.Float64),
                     (pl.col("tokens_in").fill_null(0) + pl.col("tokens_out").fill_null(0)).cast(pl.Int64)
                     .alias("tokens"))
             .cast(JUDGMENTS_SCHEMA).sort("judge", "item_id", "order"))
+
+
+#: One row per (judge, item, order, repeat) of a test-retest run; verdict in the original letters.
+REPEATS_SCHEMA: dict[str, pl.DataType] = {"judge": pl.String, "benchmark": pl.String, "item_id": pl.String,
+                                          "order": pl.String, "repeat": pl.Int64, "verdict": pl.String}
+
+
+def repeats_table(calls: pl.DataFrame) -> pl.DataFrame:
+    """:data:`REPEATS_SCHEMA` rows of every call that returned a verdict (``repeats.parquet``)."""
+    return (calls.filter(pl.col("verdict").is_not_null()).select(list(REPEATS_SCHEMA)).cast(REPEATS_SCHEMA)
+            .sort("judge", "benchmark", "item_id", "order", "repeat"))
 
 
 FAILURE_SCHEMA: dict[str, pl.DataType] = {
@@ -142,6 +156,8 @@ def write_run(out: Path, items: pl.DataFrame, calls: pl.DataFrame, settings: dic
     items.write_parquet(out / "run_items.parquet")
     if calls.height:
         calls.write_parquet(out / "calls.parquet")
+        if "repeat" in calls.columns and calls["repeat"].max() > 0:
+            repeats_table(calls).write_parquet(out / "repeats.parquet")
     write_csv(failure_table(items, calls), out / "failures.csv")
     (out / "run.json").write_text(json.dumps({"settings": settings, "stats": stats}, indent=2, default=str),
                                   encoding="utf-8")

@@ -15,6 +15,11 @@ it. Registered with litellm as the custom provider ``smollm``:
                        a short rationale is generated (prompt: the built-in template
                        ``smollm_rationale``). Reply: JSON with ``winner``,
                        ``rationale``, ``mean_logprob_a``, ``mean_logprob_b``.
+``smollm/choice``      a choice-probability judge (:mod:`cap_core.judging.choice`): the
+                       ``choice`` prompt as a chat, then the next-token distribution at
+                       the answer position is read (no text generated) and renormalised
+                       over the permitted tokens ``A`` / ``B`` (/ ``tie``). Prompts longer
+                       than the context keep their first 64 and last tokens.
 
 Nothing here is imported at start-up: llama_cpp and the model load on the first call,
 once per process (guarded by a lock; llama.cpp contexts are not thread-safe).
@@ -31,7 +36,7 @@ from cap_core.errors import CAPInputError
 
 __all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "RATIONALE_TEMPLATE"]
 
-MODELS = ("smollm/generative", "smollm/likelihood")
+MODELS = ("smollm/generative", "smollm/likelihood", "smollm/choice")
 #: The built-in template asking for the likelihood judge's one-sentence rationale; its
 #: version is part of every ``smollm/`` cache key (:func:`cap_core.judging.request.cache_key`).
 RATIONALE_TEMPLATE = "smollm_rationale"
@@ -127,6 +132,31 @@ def _likelihood(prompt: str) -> str:
     return json.dumps({"rationale": why, "winner": win, "mean_logprob_a": round(la, 4), "mean_logprob_b": round(lb, 4)})
 
 
+def _choice(messages: list[dict]) -> str:
+    import numpy as np
+
+    from cap_core.judging.choice import choices_line, from_logprobs
+
+    llm = _model()
+    prompt = "\n".join(str(m.get("content", "")) for m in messages)
+    allow_tie = prompt.rstrip().endswith(choices_line(True))
+    text = "<|im_start|>user\n" + prompt + "<|im_end|>\n<|im_start|>assistant\n"
+    toks = llm.tokenize(text.encode("utf-8"), add_bos=True, special=True)
+    room = llm.n_ctx() - 4
+    if len(toks) > room:
+        toks = toks[:64] + toks[len(toks) - (room - 64):]
+    llm.reset()
+    llm.eval(toks)
+    logits = np.asarray(llm.scores[len(toks) - 1], dtype=np.float64)
+    logz = float(np.logaddexp.reduce(logits))
+    cands: dict[int, tuple[str, float]] = {}  # token id -> (spelling, log-probability); each token once
+    for word in ("A", "B", " A", " B", *(("tie", " tie", "Tie") if allow_tie else ())):
+        ids = llm.tokenize(word.encode("utf-8"), add_bos=False, special=False)
+        if ids:  # a word's first token stands for it (single tokens for the letters)
+            cands.setdefault(ids[0], (word, float(logits[ids[0]]) - logz))
+    return json.dumps(from_logprobs(list(cands.values()), allow_tie))
+
+
 def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
     """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``).
 
@@ -140,7 +170,9 @@ def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
             return _chat(messages, min(max_tokens, 256), json_verdict=True)
         if model == "likelihood":
             return _likelihood("\n".join(str(m.get("content", "")) for m in messages))
-    raise CAPInputError(f"unknown smollm model {model!r}", argument="model", expected="generative or likelihood",
+        if model == "choice":
+            return _choice(messages)
+    raise CAPInputError(f"unknown smollm model {model!r}", argument="model", expected="generative, likelihood or choice",
                         got=f"smollm/{model}", fix="e.g. --model smollm/likelihood")
 
 
@@ -157,7 +189,7 @@ def register() -> None:
             name = model.split("/", 1)[1] if model.startswith("smollm/") else model
             opts = kwargs.get("optional_params") or {}
             try:  # an unknown or missing model is a 404: not retried (see cap_core.judging.client)
-                if name not in ("generative", "likelihood"):
+                if name not in ("generative", "likelihood", "choice"):
                     respond(name, messages)
                 _model()
             except CAPInputError as exc:
@@ -165,7 +197,8 @@ def register() -> None:
             text = respond(name, messages, int(opts.get("max_tokens") or 256))
             llm = _model()
             n_in = sum(len(llm.tokenize(str(m.get("content", "")).encode("utf-8"))) for m in messages)
-            n_out = len(llm.tokenize(text.encode("utf-8"), add_bos=False))
+            # the choice judge generates nothing: one answer position is read
+            n_out = 1 if name == "choice" else len(llm.tokenize(text.encode("utf-8"), add_bos=False))
             return litellm.ModelResponse(
                 model=f"smollm/{name}",
                 choices=[{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],

@@ -22,10 +22,11 @@ from cap_core.errors import CAPInputError
 __all__ = ["PromptTemplate", "load_template", "PROMPTS_DIR", "BUILTIN"]
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-#: Every prompt the project sends: judging, rationale evaluation (C8), augmentation, the
+#: Every prompt the project sends: judging (generated verdicts; one answer token for the
+#: choice-probability judges of :mod:`cap_core.judging.choice`), rationale evaluation (C8), augmentation, the
 #: validity probes' grading and generation (:mod:`cap_core.validity.probes`) and SmolLM2's
 #: rationale request (:mod:`cap_core.judging.smollm`).
-BUILTIN = ("pairwise", "evaluator_form_a", "evaluator_form_b", "polish", "pad", "claim_grade", "probe_edit",
+BUILTIN = ("pairwise", "choice", "evaluator_form_a", "evaluator_form_b", "polish", "pad", "claim_grade", "probe_edit",
            "probe_feedback", "smollm_rationale")
 
 

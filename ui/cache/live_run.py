@@ -11,6 +11,10 @@ Session keys (documented for the sidebar and other pages):
                   sidebar's data source "live run results" loads it.
 ``lr_last_stats`` dict of that run's counters (requests, cache_hits, failures, spend_usd).
 ``lr_last_bench`` str benchmark of that run.
+
+A *public benchmark* run (:func:`evaluate_run`) judges a benchmark read from the user's
+local copy beside its published judges (:func:`cap_core.judging.candidates.evaluate_candidates`)
+and writes the joined dataset; the page then shows the tables of :data:`RUN_TABLES`.
 """
 
 from __future__ import annotations
@@ -37,7 +41,11 @@ LIVE_RUN_KEY = "live_run_dir"
 STATS_KEY = "lr_last_stats"
 BENCH_KEY = "lr_last_bench"
 #: Where the page's items come from.
-ITEM_SOURCES = ("mini testbed", "benchmark folder or table (path)", "upload")
+ITEM_SOURCES = ("mini testbed", "benchmark folder or table (path)", "upload",
+                "public benchmark (your local copy)")
+#: Tables an evaluate run writes beside its dataset, with their headings on the page.
+RUN_TABLES = {"usage.csv": "Cost, latency and tokens per judge", "reliability.csv": "Test–retest: flip rate and α",
+              "self_preference.csv": "Self-preference", "augmentation.csv": "Augmentation: label preservation per item"}
 
 
 def cache_dir() -> Path:
@@ -75,20 +83,24 @@ def select_items(items: pl.DataFrame, limit: int, variants: list[str]) -> pl.Dat
 
 
 def build_spec(judges: list[str], extra: str, orders: list[str], evaluator: str | None, evaluator_other: str,
-               api_base: str | None, budget_calls: int, budget_usd: float, concurrency: int) -> RunSpec:
+               api_base: str | None, budget_calls: int, budget_usd: float, concurrency: int, *, repeats: int = 1,
+               temperature: float | None = None, allow_tie: bool = False) -> RunSpec:
     """The run's :class:`cap_core.judging.run.RunSpec` from the widgets, validated.
 
     ``extra`` is a comma-separated list of more litellm model strings; ``evaluator_other``
     (if not blank) replaces ``evaluator`` (``"(none)"`` = no rationale evaluation).
-    Raises CAPInputError (e.g. the evaluator among the judges).
+    ``repeats`` > 1 judges every call again (test-retest) at ``temperature`` (default 0,
+    or 0.7 with repeats). Raises CAPInputError (e.g. the evaluator among the judges).
     """
     from cap_core.judging.run import RunSpec
+
+    temp = temperature if temperature is not None else (0.7 if repeats > 1 else 0.0)
 
     spec = RunSpec(judges=judges + [m.strip() for m in extra.split(",") if m.strip()],
                    orders=tuple(o for o in ("AB", "BA") if o in orders),
                    evaluator=evaluator_other.strip() or (None if evaluator in (None, "(none)") else evaluator),
                    api_base=api_base or None, budget_calls=int(budget_calls), budget_usd=float(budget_usd),
-                   concurrency=int(concurrency))
+                   concurrency=int(concurrency), repeats=int(repeats), temperature=temp, allow_tie=bool(allow_tie))
     spec.validate()
     return spec
 
@@ -162,3 +174,59 @@ def live_run_dataset() -> tuple[Dataset | None, str]:
     if not path or not (Path(path) / "judgments.parquet").exists():
         return None, ""
     return _run_dataset(path, path_stamp(path))
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the benchmark and its texts…")
+def _benchmark(name: str, path: str, stamp: tuple) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.judging.benchmarks import load_benchmark
+
+    b = load_benchmark(name, path)
+    return b.items, (b.reference.judges if b.reference is not None else [])
+
+
+def benchmark_items(name: str, path: str) -> tuple[pl.DataFrame, list[str]]:
+    """(items with texts, published judges) of public benchmark ``name`` in the folder ``path``,
+    keyed by the folder's file stamps. Raises CAPInputError."""
+    return _benchmark(name, path, path_stamp(path))
+
+
+def evaluate_run(name: str, path: str, spec: RunSpec, *, only: list[str] | None, subsets: list[str] | None,
+                 limit: int, augment: bool, on_progress: Callable[[dict], None]) -> None:
+    """Judge a public benchmark with the candidates of ``spec`` beside its published judges into a
+    new folder under :data:`RUNS_DIR`, and record it in the session like :func:`run`."""
+    from cap_core.judging.candidates import evaluate_candidates
+
+    out = RUNS_DIR / time.strftime("eval-%Y%m%d-%H%M%S")
+    cancel = threading.Event()
+    try:
+        res = evaluate_candidates(name, path, spec, out, cache_dir=cache_dir(), only=only or None,
+                                  subsets=subsets or None, limit=int(limit), augment=augment,
+                                  on_progress=on_progress, cancel=cancel)
+    finally:
+        cancel.set()
+    st.session_state[LIVE_RUN_KEY] = str(out)
+    st.session_state[STATS_KEY] = dict(res.run.stats)
+    st.session_state[BENCH_KEY] = res.dataset.benchmarks[0]
+
+
+@st.cache_data(max_entries=8)
+def _read_table(path: str, stamp: tuple) -> pl.DataFrame:
+    return pl.read_csv(path)
+
+
+def run_tables(run_dir: str) -> dict[str, pl.DataFrame]:
+    """Heading -> table for every table of :data:`RUN_TABLES` the run wrote. A plain judging run
+    gets its cost, latency and tokens per judge from its judgments
+    (:func:`cap_core.judging.usage.usage_summary`)."""
+    out = {}
+    for name, heading in RUN_TABLES.items():
+        p = Path(run_dir) / name
+        if p.is_file():
+            out[heading] = _read_table(str(p), path_stamp(p))
+    j = Path(run_dir) / "judgments.parquet"
+    if RUN_TABLES["usage.csv"] not in out and j.is_file():
+        from cap_core.judging.usage import usage_summary
+
+        judg = _run_dataset(str(run_dir), path_stamp(str(run_dir)))[0].judgments
+        out = {RUN_TABLES["usage.csv"]: usage_summary(judg, judg["judge"].unique().to_list()), **out}
+    return out
