@@ -9,8 +9,10 @@ Verbs
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
     audits (the slow part, minutes).
-``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] --out FILE.csv``
-    Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV.
+``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] [--verdicts derived|recorded] --out FILE.csv``
+    Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV; ``--verdicts``
+    picks CAP's derived verdicts (default) or the sources' recorded ones
+    (:func:`cap_core.verdicts.choose_verdicts`).
 ``coverage --data DIR --out FILE.csv``
     Write the benchmark × condition coverage matrix.
 
@@ -86,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--seed", type=SEED, default=0)
     pr.add_argument("--level", type=float, default=0.95)
     pr.add_argument("--by-subset", action="store_true", help="also profile each native subset")
+    pr.add_argument("--verdicts", choices=["derived", "recorded"], default="derived",
+                    help="derived (default): CAP's reading of each source (equal scores are a tie, a failed score "
+                    "unparsed); recorded: the verdict the source itself wrote (LLMBar winner, JudgeBench decision), "
+                    "where it wrote one")
     pr.add_argument("--out", type=Path, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
@@ -133,6 +139,7 @@ def _profile(args: argparse.Namespace) -> str:
     from cap_core.bootstrap import check_bootstrap_args
     from cap_core.dataset import load_dataset
     from cap_core.profile.conditions import compute_profile
+    from cap_core.verdicts import choose_verdicts
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)  # before reading the data
     if args.bootstrap < MIN_CLI_RESAMPLES:
@@ -143,7 +150,7 @@ def _profile(args: argparse.Namespace) -> str:
             got=args.bootstrap,
             fix="pass --bootstrap 1000",
         )
-    ds = load_dataset(args.data)
+    ds = choose_verdicts(load_dataset(args.data), args.verdicts)
     res = compute_profile(
         ds,
         n_resamples=args.bootstrap,
@@ -154,7 +161,11 @@ def _profile(args: argparse.Namespace) -> str:
         by_subset=args.by_subset,
     )
     write_csv(res.profile, args.out)
-    return f"wrote {res.profile.height} profile rows to {args.out}"
+    if args.verdicts == "recorded":
+        for notice in ds.notices[-1:]:
+            if notice.startswith("recorded verdicts:"):
+                print(f"notice: {notice}", file=sys.stderr)
+    return f"wrote {res.profile.height} profile rows ({args.verdicts} verdicts) to {args.out}"
 
 
 def _coverage(args: argparse.Namespace) -> str:

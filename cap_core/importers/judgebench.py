@@ -187,19 +187,25 @@ def _one(kind: str, entry, order: str) -> dict:
     entry = entry if isinstance(entry, dict) else {}
     judgment = entry.get("judgment")
     sc = _scores(kind, judgment)
+    # the source's own record: its ``decision`` (a reward model writes B>A on equal scores)
+    recorded = _DECISION.get(str(entry.get("decision")), "unparsed") if entry else None
     if sc is not None:
         first, second = sc
         if first is None or second is None:
-            verdict = "unparsed"
+            verdict, rule = "unparsed", "score_missing_unparsed"
+        elif first == second:
+            verdict, rule = "tie", "scores_equal_tie"
         else:
-            verdict = "A" if first > second else ("B" if second > first else "tie")
+            verdict, rule = ("A" if first > second else "B"), "scores"
     else:
-        verdict = _DECISION.get(str(entry.get("decision")), "unparsed")
+        verdict, rule = _DECISION.get(str(entry.get("decision")), "unparsed"), "written"
         first = second = None
     if order == "BA":
         verdict = _FLIP[verdict]
+        recorded = _FLIP[recorded] if recorded is not None else None
         first, second = second, first
-    return {"order": order, "verdict": verdict, "score_a": first, "score_b": second}
+    return {"order": order, "verdict": verdict, "score_a": first, "score_b": second,
+            "verdict_recorded": recorded, "verdict_rule": rule}
 
 
 def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[dict], list[str]]:
@@ -217,7 +223,8 @@ def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[d
     -------
     (rows, notices)
         ``rows``: one dict per (judge, pair, order) with the JUDGMENTS_SCHEMA keys ``judge``,
-        ``benchmark``, ``item_id``, ``order``, ``verdict``, ``score_a``, ``score_b`` plus
+        ``benchmark``, ``item_id``, ``order``, ``verdict``, ``score_a``, ``score_b``, ``verdict_recorded``,
+        ``verdict_rule`` plus
         ``judge_model``: the model name as the source writes it (e.g. ``"Qwen/Qwen3-8B"``).
 
     Raises
@@ -273,7 +280,10 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
         tie, null -> unparsed), ``"<model> (RM)"`` (reward scores -> ``score_a``/
         ``score_b``, verdict by comparison, equal -> tie) and ``"<model> (rubric)"``
         (scores in [0, 1]; -1 -> unparsed). Order ``AB`` is the first judgment, ``BA``
-        the second, mapped back to the original letters. Declarations per benchmark:
+        the second, mapped back to the original letters. ``verdict_recorded`` keeps
+        every judgment's own ``decision`` (same mapping; JudgeBench's reward-model code
+        writes ``B>A`` when the two scores are equal) and ``verdict_rule`` names the
+        rule of :data:`cap_core.schema.VERDICT_RULES` behind ``verdict``. Declarations per benchmark:
         C1 approximate (knowledge), C2 approximate (reasoning), C7 direct (order).
 
     Raises

@@ -136,13 +136,18 @@ def _item_judgments(rec: dict, judge: str, benchmark: str, item_id: str) -> list
         side = rnd.get(key) if rnd else None
         winner = side.get("winner") if isinstance(side, dict) else None
         row["verdict"] = _WINNER.get(str(winner) if winner is not None else "", "unparsed")
+        # the source's own record; LLMBar resolves equal or unreadable ratings by position
+        row["verdict_recorded"] = row["verdict"] if rnd is not None else None
+        row["verdict_rule"] = "written"
         if rnd is not None and "score_1" in rnd:
             sa, sb = _score(rnd.get("score_1")), _score(rnd.get("score_2"))
             row["score_a"], row["score_b"] = sa, sb
             if sa is None or sb is None:
-                row["verdict"] = "unparsed"
+                row["verdict"], row["verdict_rule"] = "unparsed", "score_missing_unparsed"
+            elif sa == sb:
+                row["verdict"], row["verdict_rule"] = "tie", "scores_equal_tie"
             else:
-                row["verdict"] = "A" if sa > sb else ("B" if sb > sa else "tie")
+                row["verdict"], row["verdict_rule"] = ("A" if sa > sb else "B"), "scores"
         rows.append(row)
     return rows
 
@@ -224,6 +229,10 @@ def import_llmbar(
         winner "1" -> A, "2" -> B, anything else -> ``unparsed``. For ``Rating`` the
         0-10 scores fill ``score_a``/``score_b`` (the same in both orders, since each
         output is rated alone) and the verdict is the comparison (equal -> ``tie``).
+        ``verdict_recorded`` keeps the source's ``winner`` of the same round (LLMBar's
+        evaluate.py writes equal or unreadable ratings as output 2 in ``swap = False`` and
+        output 1 in ``swap = True``); ``verdict_rule`` names the rule of
+        :data:`cap_core.schema.VERDICT_RULES` behind ``verdict``.
         Declarations: ``llmbar`` C5 direct (adversarial subsets vs. Natural) and C7
         direct; the processed sets C7 direct. C1-C4, C6 and C8 are not declared.
         ``notices`` count ties and unparsed verdicts per judge.
