@@ -2,9 +2,11 @@
 
 Verbs
 -----
-``import llmbar|judgebench|table PATH --out DIR``
+``import llmbar|judgebench|table PATH [--strategies S1,S2] [--fork DIR] --out DIR``
     Read public judge outputs (or a table in the documented schema) and write a
-    dataset directory (items / judgments / declarations Parquet).
+    dataset directory (items / judgments / declarations Parquet). LLMBar: every strategy
+    present with both orders unless ``--strategies`` names some; JudgeBench: ``--fork``
+    adds a fork's judge files (see ``import --help``).
 ``build-default [--shared DIR] [--out DIR] [--no-audit]``
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
@@ -72,7 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--judgments", type=Path, help="(table) the judgments file; without it PATH holds judgments joined with item columns"
     )
     imp.add_argument("--declarations", type=Path, help="(table) optional coverage declarations file")
-    imp.add_argument("--fork", type=Path, help="(judgebench) folder of the rubric-judge fork outputs")
+    imp.add_argument("--strategies", help="(llmbar) comma-separated prompting strategies to import, e.g. "
+                     "Vanilla_NoRules,CoT,Rating (default: every strategy present with both orders, in the LLMBar "
+                     "and the Processed sets)")
+    imp.add_argument("--fork", type=Path, help="(judgebench) a fork's folder: judge output files named like "
+                     "JudgeBench's (dataset=judgebench,response_model=M,judge_name=J,judge_model=X.jsonl) in it or "
+                     "in its outputs/ folder; rubric files (judge_name=rubric, score_A/score_B per judgment, -1 = "
+                     "parse failure) and arena_hard-style files (a decision per judgment) are read, for pairs of "
+                     "PATH's data/ folder")
     imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
 
     bd = sub.add_parser("build-default", help="rebuild the embedded default data")
@@ -111,7 +120,7 @@ def _import(args: argparse.Namespace) -> str:
     from cap_core.dataset import save_dataset
 
     if args.kind == "llmbar":
-        ds = importers.import_llmbar(args.path)
+        ds = importers.import_llmbar(args.path, strategies=_strategies(args))
     elif args.kind == "judgebench":
         ds = importers.import_judgebench(args.path, args.fork)
     else:
@@ -121,6 +130,26 @@ def _import(args: argparse.Namespace) -> str:
     for notice in ds.notices:
         print(f"notice: {notice}", file=sys.stderr)
     return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
+
+
+def _strategies(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """``--strategies`` as a tuple (None: every strategy present); a name no evaluator has is refused."""
+    if args.strategies is None:
+        return None
+    from cap_core.importers.llmbar import llmbar_strategies
+
+    names = tuple(dict.fromkeys(n.strip() for n in args.strategies.split(",") if n.strip()))
+    present = llmbar_strategies(args.path)
+    unknown = [n for n in names if n not in present]
+    if not names or unknown:
+        raise CAPInputError(
+            "LLMBar strategy not present in the data",
+            argument="--strategies",
+            expected="comma-separated names among " + (", ".join(present) or "(none found)"),
+            got=unknown[0] if unknown else args.strategies,
+            fix="name strategies that have evaluators/<model>/<strategy>/result.json files, or leave the option out",
+        )
+    return names
 
 
 def write_csv(frame, out: Path) -> None:

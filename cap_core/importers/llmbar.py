@@ -30,7 +30,12 @@ from cap_core.importers._common import (
     verdict_notices,
 )
 
-__all__ = ["import_llmbar", "read_dataset_file", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
+__all__ = ["import_llmbar", "read_dataset_file", "llmbar_strategies", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS",
+           "DEFAULT_STRATEGIES"]
+
+#: The strategies :func:`import_llmbar` keeps unless told otherwise (those of the embedded default data).
+#: ``strategies=None`` (the CLI's default) keeps every strategy present with both orders.
+DEFAULT_STRATEGIES: tuple[str, ...] = ("Vanilla_NoRules", "CoT", "Rating")
 
 ADVERSARIAL_SUBSETS: tuple[str, ...] = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 
@@ -64,13 +69,49 @@ def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...]]:
             expected="a folder holding Dataset/LLMBar/Natural/dataset.json",
             fix="point at the root of the LLMBar repository (or its Dataset folder)",
         )
+    if strategies is None:
+        return base, None
     if isinstance(strategies, str) or not strategies or not all(isinstance(s, str) for s in strategies):
         raise CAPInputError(
             "strategies must be a non-empty list of names",
+            argument="strategies",
             got=strategies,
-            expected='e.g. ("Vanilla_NoRules", "CoT", "Rating")',
+            expected='e.g. ("Vanilla_NoRules", "CoT", "Rating"), or None for every strategy present',
         )
-    return base, tuple(strategies)
+    return base, tuple(dict.fromkeys(strategies))
+
+
+def llmbar_strategies(root: Path | str) -> dict[str, list[str]]:
+    """Every strategy with a ``result.json`` under the LLMBar folder, and the models that have it.
+
+    Parameters
+    ----------
+    root : pathlib.Path or str
+        The LLMBar repository root or its ``Dataset`` folder.
+
+    Returns
+    -------
+    dict
+        strategy name -> sorted model names (``evaluators/<model>/<strategy>/result.json``
+        in any set of :data:`LLMBAR_SETS`), strategies sorted.
+    """
+    base = Path(root)
+    if (base / "Dataset").is_dir():
+        base = base / "Dataset"
+    found: dict[str, set[str]] = {}
+    for _, _, folder in LLMBAR_SETS:
+        ev = base / folder / "evaluators"
+        if not ev.is_dir():
+            continue
+        for res in ev.glob("*/*/result.json"):
+            found.setdefault(res.parent.name, set()).add(res.parent.parent.name)
+    return {k: sorted(found[k]) for k in sorted(found)}
+
+
+def _both_orders(res: list) -> bool:
+    """True when the last round of the first record holds both games (``swap = False`` and ``swap = True``)."""
+    rnd = _last_round(res[0].get("results")) if res and isinstance(res[0], dict) else None
+    return rnd is not None and isinstance(rnd.get("swap = False"), dict) and isinstance(rnd.get("swap = True"), dict)
 
 
 def _label(value, file: str, row: int) -> str:
@@ -152,7 +193,8 @@ def _item_judgments(rec: dict, judge: str, benchmark: str, item_id: str) -> list
     return rows
 
 
-def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments) -> None:
+def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments,
+                skipped: list[str] | None = None) -> None:
     set_dir = base / folder
     ds_file = set_dir / "dataset.json"
     data = read_dataset_file(ds_file)
@@ -177,11 +219,16 @@ def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies
     if not ev_dir.is_dir():
         return
     for model_dir in sorted(p for p in ev_dir.iterdir() if p.is_dir()):
-        for strategy in strategies:
+        names = strategies if strategies is not None else sorted(p.parent.name for p in model_dir.glob("*/result.json"))
+        for strategy in names:
             res_file = model_dir / strategy / "result.json"
             if not res_file.is_file():
                 continue
             res = load_json(res_file)
+            if strategies is None and isinstance(res, list) and not _both_orders(res):
+                if skipped is not None:
+                    skipped.append(f"{folder}/{model_dir.name}/{strategy}")
+                continue
             if not isinstance(res, list) or len(res) != len(data):
                 raise CAPInputError(
                     "result.json does not match dataset.json record for record",
@@ -202,19 +249,20 @@ def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies
                 judgments.extend(_item_judgments(rec, judge, benchmark, ids[i]))
 
 
-def import_llmbar(
-    root: Path | str, *, strategies: tuple[str, ...] = ("Vanilla_NoRules", "CoT", "Rating")
-) -> Dataset:
+def import_llmbar(root: Path | str, *, strategies: tuple[str, ...] | None = DEFAULT_STRATEGIES) -> Dataset:
     """Read LLMBar items and evaluator verdicts.
 
     Parameters
     ----------
     root : pathlib.Path or str
         LLMBar repository root (holding ``Dataset/``) or its ``Dataset`` folder.
-    strategies : tuple of str
-        Prompting strategies to keep; each evaluator x strategy becomes one judge named
-        ``"<evaluator>/<strategy>"`` (e.g. ``"GPT-4/CoT"``). Strategies missing for an
-        evaluator are skipped.
+    strategies : tuple of str or None
+        Prompting strategies to keep (default :data:`DEFAULT_STRATEGIES`); each
+        evaluator x strategy becomes one judge named ``"<evaluator>/<strategy>"`` (e.g.
+        ``"GPT-4/CoT"``). Strategies missing for an evaluator are skipped. ``None``: every
+        strategy present (:func:`llmbar_strategies`) whose rounds hold both games; one
+        without both is skipped with a notice. The processed sets (MT-Bench, FairEval,
+        LLMEval²) are read like the LLMBar sets.
 
     Returns
     -------
@@ -241,17 +289,19 @@ def import_llmbar(
     ------
     CAPInputError
         Missing folder or dataset.json, malformed JSON, label not 1/2, or a result.json
-        whose records do not line up with its dataset.json.
+        whose records do not line up with its dataset.json. (The CLI refuses a named
+        strategy that no evaluator has; see :func:`llmbar_strategies`.)
     """
     base, strategies = _import_llmbar_iv(root, strategies)
     items: list[dict] = []
     judgments: list[dict] = []
+    skipped: list[str] = []
     for benchmark, subset, folder in LLMBAR_SETS:
         if not (base / folder / "dataset.json").is_file():
             if benchmark == "llmbar":
                 raise CAPInputError("LLMBar subset missing", file=str(base / folder / "dataset.json"))
             continue
-        _import_set(base, benchmark, subset, folder, strategies, items, judgments)
+        _import_set(base, benchmark, subset, folder, strategies, items, judgments, skipped)
     decl = [
         declaration("llmbar", "C5", "direct", C5_OPERATOR, "subset", list(ADVERSARIAL_SUBSETS), ["Natural"]),
     ]
@@ -262,4 +312,8 @@ def import_llmbar(
         judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}, infer_schema_length=None
     )
     notices = verdict_notices(judgments, "LLMBar")
+    kept = sorted({j["judge"].split("/", 1)[1] for j in judgments})
+    notices.append(f"LLMBar: strategies imported: {', '.join(kept) if kept else 'none'}.")
+    if skipped:
+        notices.append(f"LLMBar: {len(skipped)} result files without both games skipped: {', '.join(skipped)}.")
     return Dataset.build(item_frame, judg_frame, declarations_frame(decl), notices=tuple(notices), file=str(root))
