@@ -31,7 +31,9 @@ otherwise (``A=B`` tie or no decision); the pair is correct when the sum is posi
 * ``judgebench_score`` = share of pairs with a positive sum, per category (``mmlu-pro``
   = knowledge, ``livebench-reasoning``, ``livebench-math``, ``livecodebench``) and
   overall. With one game only (``--single_game``), the share of games whose decision
-  equals the label. Reward models record ``B>A`` when the two scores are equal.
+  equals the label. Reward models record ``B>A`` when the two scores are equal. A
+  decision is read as CAP's importer reads it (``A>>B`` as A, as JudgeBench's arena-hard
+  judge itself rewrites ``>>`` to ``>`` before scoring).
 
 CAP's counterpart is ``pa`` (the mean of the two orders, ties and unparsed not correct),
 so a pair with one correct game and one tie counts 1 in JudgeBench and 0.5 in CAP, and a

@@ -58,7 +58,7 @@ C5_OPERATOR = (
 _WINNER = {"1": "A", "2": "B"}
 
 
-def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...]]:
+def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...] | None]:
     base = check_dir(root, "LLMBar")
     if (base / "Dataset").is_dir():
         base = base / "Dataset"
