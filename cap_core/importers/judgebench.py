@@ -27,6 +27,7 @@ from cap_core.importers._common import (
     declaration,
     declarations_frame,
     load_jsonl,
+    rule_notices,
     verdict_notices,
 )
 
@@ -372,7 +373,7 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
             declaration(bench, "C2", "approximate", C2_OPERATOR, "subset", ["reasoning"]),
             declaration(bench, "C7", "direct", ORDER_OPERATOR, "order", ["AB", "BA"]),
         ]
-    notices += verdict_notices(judgments, "JudgeBench")
+    notices += verdict_notices(judgments, "JudgeBench") + rule_notices(judgments, "JudgeBench")
     return Dataset.build(
         pl.DataFrame(items, schema_overrides={"len_a": pl.Int64, "len_b": pl.Int64}),
         pl.DataFrame(judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}).drop("judge_model"),

@@ -27,6 +27,7 @@ from cap_core.importers._common import (
     declaration,
     declarations_frame,
     load_json,
+    rule_notices,
     verdict_notices,
 )
 
@@ -311,7 +312,7 @@ def import_llmbar(root: Path | str, *, strategies: tuple[str, ...] | None = DEFA
     judg_frame = pl.DataFrame(
         judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}, infer_schema_length=None
     )
-    notices = verdict_notices(judgments, "LLMBar")
+    notices = verdict_notices(judgments, "LLMBar") + rule_notices(judgments, "LLMBar")
     kept = sorted({j["judge"].split("/", 1)[1] for j in judgments})
     notices.append(f"LLMBar: strategies imported: {', '.join(kept) if kept else 'none'}.")
     if skipped:

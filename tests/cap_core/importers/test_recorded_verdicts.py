@@ -89,3 +89,17 @@ def test_judgebench_recorded_decision_is_deswapped(judgebench, shared_dir):
     second = rec["judgments"][1]["decision"]  # written in the swapped presentation's letters
     want = {"A>B": "B", "B>A": "A", "A=B": "tie"}.get(second, "unparsed")
     assert _get(judgebench, "o1-mini (arena_hard)", rec["pair_id"], "BA")["verdict_recorded"] == want
+
+
+def test_notices_name_the_rule_behind_reward_model_ties(judgebench, shared_dir):
+    f = next((shared_dir / "data/judgebench/outputs").glob("*Skywork-Reward-Gemma-2-27B.jsonl"))
+    equal = differ = 0
+    for line in f.read_text().splitlines():
+        for j in json.loads(line)["judgments"]:
+            s = j["judgment"]["scores"]
+            if s[0] == s[1]:
+                equal += 1
+                differ += j["decision"] != "A=B"  # JudgeBench's reward models write B>A on equal scores
+    note = next(n for n in judgebench.notices if "Skywork-Reward-Gemma-2-27B (RM)" in n and "equal scores" in n)
+    assert f": {equal} ties from equal scores" in note and f"different verdict on {differ} of them" in note
+    assert equal > 0
