@@ -46,8 +46,11 @@ else:
                    "separated: 95% interval excludes 0; parity: 90% interval within ±5 points; else inconclusive. "
                    f"Correction in force: {rows['correction'][0] if rows.height else corr}.")
         st.plotly_chart(paired_figure(rows, a, b), key="cmp_paired_fig")
-        st.dataframe(round_points(rows.drop("judge_a", "judge_b", "benchmark"), keep=("p_value", "p_adjusted")),
-                     hide_index=True,
+        shown = round_points(rows.drop("judge_a", "judge_b", "benchmark"), keep=("p_value", "p_adjusted"))
+        # p-values are not points: three significant digits, as text
+        shown = shown.with_columns(pl.col("p_value", "p_adjusted").map_elements(
+            lambda v: f"{v:.3g}", return_dtype=pl.String, skip_nulls=True))
+        st.dataframe(shown, hide_index=True,
                      key="cmp_paired_table")
 
 st.subheader("Family distances (L1)")
