@@ -36,10 +36,22 @@ else:
     except CAPInputError as err:
         st.warning(str(err))
     else:
+        from cap_core.analyses.judge_comparison import adjust_separated
+
+        corr = st.radio("Correction for the conditions compared at once", ["none", "holm"], horizontal=True,
+                        key=kept("cmp_correction", "none", options=["none", "holm"]),
+                        help="holm: Holm step-down on the bootstrap p-values of all rows below; a row stays "
+                        "separated only when its 95% interval excludes 0 and its adjusted p < 0.05")
+        rows = adjust_separated(rows, corr)
         st.caption("A − B on the items both judges scored, paired bootstrap over base items (1000 resamples). "
-                   "separated: 95% interval excludes 0; parity: 90% interval within ±5 points; else inconclusive.")
+                   "separated: 95% interval excludes 0; parity: 90% interval within ±5 points; else inconclusive. "
+                   f"Correction in force: {rows['correction'][0] if rows.height else corr}.")
         st.plotly_chart(paired_figure(rows, a, b), key="cmp_paired_fig")
-        show_table(st, round_points(rows.drop("judge_a", "judge_b", "benchmark")), key="cmp_paired_table")
+        shown = round_points(rows.drop("judge_a", "judge_b", "benchmark"), keep=("p_value", "p_adjusted"))
+        # p-values are not points: three significant digits, as text
+        shown = shown.with_columns(pl.col("p_value", "p_adjusted").map_elements(
+            lambda v: f"{v:.3g}", return_dtype=pl.String, skip_nulls=True))
+        show_table(st, shown, key="cmp_paired_table")
 
 st.subheader("Family distances (L1)", help=help_text("L1"))
 try:

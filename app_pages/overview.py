@@ -31,6 +31,9 @@ else:
             st.markdown("\n".join("- " + n.replace("\n", " ") for n in notes))
     else:
         st.caption("No notes: every table was read as given.")
+    from ui.source_metrics_section import render_source_metrics
+
+    render_source_metrics(sel.fingerprint, sel.ds, key="ov_source")
 
 if sel.include_published:
     st.caption("Published CAP judges (paper tables) are available beside the computed ones on the Profiles page.")

@@ -39,6 +39,11 @@ One data model flows through the whole project:
     cost_usd             Float64  optional; dollars, finite and >= 0
     latency_s            Float64  optional; seconds, finite and >= 0
     tokens               Int64    optional; >= 0
+    verdict_recorded     String   optional; the verdict the SOURCE recorded (LLMBar
+                                  ``winner``, JudgeBench ``decision``), same vocabulary
+                                  and letters as ``verdict``; null when it records none
+    verdict_rule         String   optional; which rule of :data:`VERDICT_RULES` produced
+                                  ``verdict`` (e.g. equal scores -> tie)
     ===================  =======  ========================================================
 
     ``judge``, ``benchmark`` and ``item_id`` are never null or blank. Every column holds
@@ -75,6 +80,7 @@ __all__ = [
     "CONTENT_FAILURE_TYPES",
     "STATUSES",
     "VERDICTS",
+    "VERDICT_RULES",
     "ORDERS",
     "GOLDS",
     "METRICS",
@@ -123,6 +129,16 @@ STATUSES: tuple[str, ...] = ("direct", "approximate", "augmented", "unavailable"
 VERDICTS: tuple[str, ...] = ("A", "B", "tie", "unparsed")
 ORDERS: tuple[str, ...] = ("AB", "BA")
 GOLDS: tuple[str, ...] = ("A", "B")
+
+#: How an importer turned a source record into ``verdict`` (the ``verdict_rule`` column).
+#: CAP's own rules (CAP App. L): equal scores are a tie, a missing or failed score is
+#: unparsed; a source may have recorded something else (``verdict_recorded``).
+VERDICT_RULES: dict[str, str] = {
+    "written": "the judge's written verdict (LLMBar winner, JudgeBench decision), in the original letters",
+    "scores": "the response with the higher score wins",
+    "scores_equal_tie": "equal scores: CAP records a tie (the source may have resolved it by position)",
+    "score_missing_unparsed": "a score missing, unreadable or marked as a parse failure (rubric -1): unparsed",
+}
 
 #: Metric names used in profiles.
 #: ``pa`` position-averaged accuracy; ``strict`` strict both-correct;
@@ -184,6 +200,8 @@ JUDGMENTS_SCHEMA: dict[str, pl.DataType] = {
     "cost_usd": pl.Float64,
     "latency_s": pl.Float64,
     "tokens": pl.Int64,
+    "verdict_recorded": pl.String,
+    "verdict_rule": pl.String,
 }
 JUDGMENTS_REQUIRED: tuple[str, ...] = ("judge", "benchmark", "item_id", "order", "verdict")
 
@@ -665,8 +683,8 @@ def validate_judgments(
         Empty table, missing column, a list or struct column (e.g. a Parquet
         ``verdict`` of type List), uncastable value, a null or blank ``judge`` /
         ``benchmark`` / ``item_id``, an id longer than :data:`MAX_ID_LENGTH`
-        characters, ``order`` not AB/BA, ``verdict`` not in A/B/tie/unparsed,
-        ``rationale_supported`` not 0/1, a negative (or NaN / infinite) ``cost_usd``,
+        characters, ``order`` not AB/BA, ``verdict`` (or a non-null ``verdict_recorded``) not in
+        A/B/tie/unparsed, a ``verdict_rule`` outside :data:`VERDICT_RULES`, ``rationale_supported`` not 0/1, a negative (or NaN / infinite) ``cost_usd``,
         ``latency_s`` or ``tokens``, duplicate (judge, benchmark, item_id, order), a
         judgment with no item.
     """
@@ -685,6 +703,13 @@ def validate_judgments(
         file,
         "map verdicts back to the original responses and write unreadable ones as 'unparsed'",
     )
+    if "verdict_recorded" in df.columns:
+        _check_allowed(df, "verdict_recorded", VERDICTS, "judgments", file,
+                       "write the source's verdict in the original letters (A, B, tie, unparsed) or leave it empty",
+                       nullable=True)
+    if "verdict_rule" in df.columns:
+        _check_allowed(df, "verdict_rule", tuple(VERDICT_RULES), "judgments", file,
+                       "name one of the documented verdict rules or leave it empty", nullable=True)
     if "rationale_supported" in df.columns:
         _raise_first(
             df,

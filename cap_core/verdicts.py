@@ -27,13 +27,20 @@ App. L: exclusions):
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import polars as pl
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 
-__all__ = ["verdict_rows", "verdict_flags", "VERDICT_ROWS_SCHEMA", "FLAGS"]
+__all__ = ["verdict_rows", "verdict_flags", "choose_verdicts", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES"]
+
+#: Which verdict feeds the correctness rule: ``derived`` (CAP's reading of the source,
+#: e.g. equal scores -> tie; the default) or ``recorded`` (the verdict the source itself
+#: wrote: LLMBar ``winner``, JudgeBench ``decision``; column ``verdict_recorded``).
+VERDICT_SOURCES: tuple[str, ...] = ("derived", "recorded")
 
 #: The Boolean flag columns of :func:`verdict_rows`, in order.
 FLAGS: tuple[str, ...] = ("correct", "tie", "unparsed", "missing", "excluded")
@@ -81,6 +88,55 @@ def verdict_flags(verdict: str | pl.Expr = "verdict", gold: str | pl.Expr = "gol
         missing.alias("missing"),
         (~decisive).alias("excluded"),
     ]
+
+
+def choose_verdicts(ds: Dataset, which: str = "derived") -> Dataset:
+    """``ds`` with the chosen verdicts in ``verdict``, so every analysis applies the one rule to them.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Validated items and judgments.
+    which : {"derived", "recorded"}
+        ``derived`` returns ``ds`` unchanged (CAP's verdicts: equal scores are a tie, a
+        failed score unparsed; CAP App. L). ``recorded`` puts the source's own verdict
+        (``verdict_recorded``) in ``verdict`` wherever the source recorded one; rows
+        without a recorded verdict keep the derived one, and a notice names the judges
+        concerned.
+
+    Returns
+    -------
+    Dataset
+        Same tables and columns; only ``verdict`` (String, A/B/tie/unparsed, original
+        letters) and, for ``recorded``, ``notices`` may differ.
+
+    Raises
+    ------
+    CAPInputError
+        ``ds`` not a Dataset, or ``which`` not one of :data:`VERDICT_SOURCES`.
+    """
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("choose_verdicts needs a Dataset", argument="ds", expected="cap_core.dataset.Dataset",
+                            got=type(ds).__name__, fix="load one with cap_core.load_dataset")
+    if which not in VERDICT_SOURCES:
+        raise CAPInputError("unknown verdict source", argument="which", expected=" or ".join(VERDICT_SOURCES),
+                            got=which, fix="pass derived (CAP's reading, the default) or recorded (the source's own)")
+    if which == "derived":
+        return ds
+    jm = ds.judgments
+    rec = jm.get_column("verdict_recorded") if "verdict_recorded" in jm.columns else None
+    if rec is None:
+        jm = jm.with_columns(pl.lit(None, dtype=pl.String).alias("verdict_recorded"))
+    lacking = sorted(jm.filter(pl.col("verdict_recorded").is_null()).get_column("judge").unique().to_list())
+    notices = tuple(ds.notices)
+    if lacking:
+        shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+        notices += (f"recorded verdicts: {len(lacking)} judge(s) have rows without a verdict recorded by the source "
+                    f"({shown}); their derived verdicts are used there.",)
+    jm = jm.with_columns(pl.coalesce("verdict_recorded", "verdict").alias("verdict"))
+    if rec is None:
+        jm = jm.drop("verdict_recorded")
+    return dataclasses.replace(ds, judgments=jm, notices=notices)
 
 
 def _names(given, allowed: list[str], what: str) -> list[str] | None:

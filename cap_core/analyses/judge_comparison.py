@@ -8,6 +8,14 @@ bootstrap interval over units (here: base items); the pair is
 * ``parity`` when the 90% interval lies within ±``margin`` points (default 5),
 * ``inconclusive`` otherwise.
 
+Several comparisons at once (all conditions of a pair, several judge pairs or
+conditions): every difference also carries a two-sided percentile-bootstrap p-value
+(:func:`bootstrap_p`), and :func:`adjust_separated` applies a Holm (1979) step-down
+correction across the family (``statsmodels.stats.multitest.multipletests``): a
+difference stays ``separated`` only when its 95% interval excludes 0 and its
+Holm-adjusted p is below 0.05; the ``correction`` column says which is in force
+(``none``: the per-comparison rule above, unchanged).
+
 Per CAP condition the difference uses the primary metric (position-averaged
 accuracy for overall and C1-C4, strict both-correct for C5-C7, supported for C8).
 Because :func:`cap_core.profile.conditions.compute_profile` evaluates every judge on the same
@@ -26,7 +34,89 @@ from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult, compute_profile
 from cap_core.verdicts import verdict_rows
 
-__all__ = ["jointly_scored", "paired_from_result", "compare_judges", "verdict"]
+__all__ = ["jointly_scored", "paired_from_result", "compare_judges", "compare_many", "verdict", "bootstrap_p",
+           "adjust_separated", "CORRECTIONS"]
+
+#: Multiple-comparison corrections of the ``separated`` verdict: ``none`` or ``holm``.
+CORRECTIONS: tuple[str, ...] = ("none", "holm")
+
+
+def bootstrap_p(d: np.ndarray) -> float:
+    """Two-sided percentile-bootstrap p-value of ``H0: difference = 0`` from replicate differences.
+
+    ``p = min(1, 2 * min(#(d <= 0) + 1, #(d >= 0) + 1) / (R + 1))`` over the ``R`` finite
+    replicates (the +1 keeps p above 0, Davison & Hinkley 1997 §4.4); NaN when there are
+    none. A 95% percentile interval that excludes 0 goes with p below about 0.05.
+    """
+    d = np.asarray(d, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        return float("nan")
+    low, high = int((d <= 0).sum()), int((d >= 0).sum())
+    return float(min(1.0, 2 * (min(low, high) + 1) / (d.size + 1)))
+
+
+def adjust_separated(rows: pl.DataFrame, correction: str = "holm", *, alpha: float = 0.05,
+                     margin: float = 5.0) -> pl.DataFrame:
+    """Apply a multiple-comparison correction to the ``separated`` verdicts of several differences.
+
+    Parameters
+    ----------
+    rows : polars.DataFrame
+        Differences with ``ci95_low``, ``ci95_high``, ``ci90_low``, ``ci90_high`` (points)
+        and ``p_value`` (from :func:`paired_from_result`); one family: every row is one
+        of the comparisons made at once (conditions, judge pairs).
+    correction : {"none", "holm"}
+        ``holm``: Holm's step-down adjustment of ``p_value`` across the rows with a p
+        (``statsmodels.stats.multitest.multipletests(method="holm")``); a row is
+        separated only when its 95% interval excludes 0 and its adjusted p < ``alpha``;
+        other rows get parity / inconclusive by the per-comparison rule. ``none``: the
+        verdicts as they are.
+    alpha : float
+        Family-wise error rate (default 0.05, the level of the 95% interval).
+    margin : float
+        Parity margin in points.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``rows`` with ``p_adjusted`` (Float64; equal to ``p_value`` under ``none``),
+        ``verdict`` recomputed and ``correction`` (String: ``none`` or ``holm (k tests)``).
+
+    Raises
+    ------
+    CAPInputError
+        Unknown correction, alpha outside (0, 1), missing columns.
+    """
+    if correction not in CORRECTIONS:
+        raise CAPInputError("unknown multiple-comparison correction", argument="correction", got=correction,
+                            expected=" or ".join(CORRECTIONS), fix="pass holm (several comparisons) or none")
+    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise CAPInputError("alpha must lie between 0 and 1", argument="alpha", got=alpha, expected="e.g. 0.05")
+    need = ["ci95_low", "ci95_high", "ci90_low", "ci90_high", "p_value"]
+    missing = [c for c in need if c not in rows.columns]
+    if missing:
+        raise CAPInputError("comparison rows lack a column", argument="rows", got=missing[0],
+                            expected=", ".join(need), fix="use the output of compare_judges or paired_from_result")
+    p = rows.get_column("p_value").to_numpy().astype(float)
+    adj = p.copy()
+    ok = np.isfinite(p)
+    label = "none"
+    if correction == "holm":
+        from statsmodels.stats.multitest import multipletests
+
+        if ok.any():
+            adj[ok] = multipletests(p[ok], alpha=alpha, method="holm")[1]
+        label = f"holm ({int(ok.sum())} tests)"
+    verdicts = []
+    for r, pa in zip(rows.iter_rows(named=True), adj):
+        v = verdict((r["ci95_low"], r["ci95_high"]), (r["ci90_low"], r["ci90_high"]), margin)
+        if correction == "holm" and v == "separated" and not (np.isfinite(pa) and pa < alpha):
+            v = verdict((-np.inf, np.inf), (r["ci90_low"], r["ci90_high"]), margin)  # parity or inconclusive
+        verdicts.append(v)
+    return rows.with_columns(pl.Series("p_adjusted", adj, dtype=pl.Float64),
+                             pl.Series("verdict", verdicts, dtype=pl.String),
+                             pl.lit(label, dtype=pl.String).alias("correction"))
 
 
 def verdict(ci95: tuple[float, float], ci90: tuple[float, float], margin: float = 5.0) -> str:
@@ -108,7 +198,8 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
         ``condition``, ``metric``, ``value_a``, ``value_b``, ``diff`` (points,
         A − B), ``ci95_low``, ``ci95_high``, ``ci90_low``, ``ci90_high`` (points),
         ``n_items`` (Int64, units of judge A), ``verdict`` (separated / parity /
-        inconclusive / not testable). Conditions either judge lacks are left out.
+        inconclusive / not testable), ``p_value`` (Float64, :func:`bootstrap_p` of the
+        replicate differences). Conditions either judge lacks are left out.
 
     Raises
     ------
@@ -138,13 +229,13 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
         rows.append({"condition": r["condition"], "metric": r["metric"], "value_a": r["value"],
                      "value_b": r["value_b"], "diff": r["value"] - r["value_b"], "ci95_low": lo95,
                      "ci95_high": hi95, "ci90_low": lo90, "ci90_high": hi90, "n_items": r["n_items"],
-                     "verdict": verdict((lo95, hi95), (lo90, hi90), float(margin))})
+                     "verdict": verdict((lo95, hi95), (lo90, hi90), float(margin)), "p_value": bootstrap_p(d)})
     order = {c: i for i, c in enumerate(["overall", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"])}
     rows.sort(key=lambda x: order.get(x["condition"], 99))
     return pl.DataFrame(rows, schema={"condition": pl.String, "metric": pl.String, "value_a": pl.Float64,
                                       "value_b": pl.Float64, "diff": pl.Float64, "ci95_low": pl.Float64,
                                       "ci95_high": pl.Float64, "ci90_low": pl.Float64, "ci90_high": pl.Float64,
-                                      "n_items": pl.Int64, "verdict": pl.String})
+                                      "n_items": pl.Int64, "verdict": pl.String, "p_value": pl.Float64})
 
 
 def compare_judges(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, *, n_resamples: int = 1000,
@@ -167,3 +258,32 @@ def compare_judges(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, *, n
     out = paired_from_result(res, judge_a, judge_b, benchmark=benchmark, margin=margin)
     return out.select(pl.lit(judge_a).alias("judge_a"), pl.lit(judge_b).alias("judge_b"),
                       pl.lit(benchmark).alias("benchmark"), pl.all())
+
+
+def compare_many(ds: Dataset, judges: list[str], benchmark: str, *, correction: str = "holm",
+                 n_resamples: int = 1000, seed: int = 0, margin: float = 5.0) -> pl.DataFrame:
+    """Every pair of several judges compared at once, with one correction across all the differences.
+
+    Each pair is compared by :func:`compare_judges` on its own jointly scored items; the
+    family for the correction is every (pair, condition) row together.
+
+    Returns
+    -------
+    polars.DataFrame
+        The rows of :func:`compare_judges` for each pair (``judges`` order: A before B),
+        stacked, with ``p_adjusted`` and ``correction`` (:func:`adjust_separated`).
+
+    Raises
+    ------
+    CAPInputError
+        Fewer than two distinct judges; see :func:`compare_judges` and :func:`adjust_separated`.
+    """
+    names = list(dict.fromkeys(judges or []))
+    if len(names) < 2:
+        raise CAPInputError("comparing judges at once needs two or more judges", argument="judges", got=judges,
+                            expected="a list of at least two judge names")
+    if correction not in CORRECTIONS:
+        adjust_separated(pl.DataFrame(), correction)  # raises the one message
+    parts = [compare_judges(ds, a, b, benchmark, n_resamples=n_resamples, seed=seed, margin=margin)
+             for i, a in enumerate(names) for b in names[i + 1:]]
+    return adjust_separated(pl.concat(parts), correction, margin=margin)

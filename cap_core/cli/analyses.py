@@ -11,8 +11,9 @@ robustness.
     Within- vs cross-family L1 distances (CAP Table 17).
 ``correct --data DIR --benchmark B [--judge J ...] --out F``
     App. K bias-corrected accuracy (needs per-item data).
-``compare --data DIR --benchmark B --judge-a J --judge-b J --out F``
-    Paired judge comparison (Jev §3.5; needs per-item data).
+``compare --data DIR --benchmark B (--judge-a J --judge-b J | --judge J --judge K ...) [--correction holm|none] --out F``
+    Paired judge comparison (Jev §3.5; needs per-item data); several judges: every pair,
+    Holm-corrected across all rows by default (the ``correction`` column says which).
 ``qc --data DIR [--flag low_quality] [--benchmark B ...] [--judge J ...] --out F``
     Change per judge and condition when flagged items are excluded (CAP App. A.6, Table 10).
 ``hard --data DIR --benchmark B --selector J [--selector J ...] [--judge J ...] --out F``
@@ -81,8 +82,13 @@ def register(subparsers) -> None:
     cp = subparsers.add_parser("compare", help="paired comparison of two judges")
     cp.add_argument("--data", type=Path, required=True)
     cp.add_argument("--benchmark", required=True)
-    cp.add_argument("--judge-a", required=True)
-    cp.add_argument("--judge-b", required=True)
+    cp.add_argument("--judge-a", help="first judge of a pair")
+    cp.add_argument("--judge-b", help="second judge of a pair")
+    cp.add_argument("--judge", action="append", help="several judges compared at once, every pair (repeatable; "
+                    "instead of --judge-a/--judge-b)")
+    cp.add_argument("--correction", choices=["none", "holm"],
+                    help="multiple-comparison correction of the 'separated' verdicts across all rows written: holm "
+                    "(Holm step-down on bootstrap p-values; default with --judge) or none (default for one pair)")
     cp.add_argument("--bootstrap", type=int, default=1000)
     cp.add_argument("--seed", type=SEED, default=0)
     cp.add_argument("--margin", type=float, default=5.0, help="parity margin in points")
@@ -227,13 +233,25 @@ def _correct(args) -> str:
 
 
 def _compare(args) -> str:
-    from cap_core.analyses.judge_comparison import compare_judges
+    from cap_core.analyses.judge_comparison import adjust_separated, compare_judges, compare_many
     from cap_core.dataset import load_dataset
 
-    out = compare_judges(load_dataset(args.data), args.judge_a, args.judge_b, args.benchmark,
-                         n_resamples=args.bootstrap, seed=args.seed, margin=args.margin)
+    pair = args.judge_a is not None or args.judge_b is not None
+    if pair == bool(args.judge) or (pair and (args.judge_a is None or args.judge_b is None)):
+        raise CAPInputError("name one pair (--judge-a and --judge-b) or several judges (--judge, repeated)",
+                            argument="--judge", expected="--judge-a J --judge-b K, or --judge J --judge K ...",
+                            got=args.judge or [args.judge_a, args.judge_b], fix="use one of the two forms")
+    ds = load_dataset(args.data)
+    if pair:
+        out = compare_judges(ds, args.judge_a, args.judge_b, args.benchmark,
+                             n_resamples=args.bootstrap, seed=args.seed, margin=args.margin)
+        out = adjust_separated(out, args.correction or "none", margin=args.margin)
+    else:
+        out = compare_many(ds, args.judge, args.benchmark, correction=args.correction or "holm",
+                           n_resamples=args.bootstrap, seed=args.seed, margin=args.margin)
     _write(out, args.out)
-    return f"wrote {out.height} paired comparisons to {args.out}"
+    in_force = out.get_column("correction")[0] if out.height else (args.correction or "none")
+    return f"wrote {out.height} paired comparisons to {args.out} (correction: {in_force})"
 
 
 def _qc(args) -> str:

@@ -2,9 +2,11 @@
 
 Verbs
 -----
-``import llmbar|judgebench|table PATH --out DIR``
+``import llmbar|judgebench|table PATH [--strategies S1,S2] [--fork DIR] --out DIR``
     Read public judge outputs (or a table in the documented schema) and write a
-    dataset directory (items / judgments / declarations Parquet).
+    dataset directory (items / judgments / declarations Parquet). LLMBar: every strategy
+    present with both orders unless ``--strategies`` names some; JudgeBench: ``--fork``
+    adds a fork's judge files (see ``import --help``).
 ``import --format alpacaeval|mtbench|arena-hard|inspect PATH [--gold-judge PATTERN | --gold FILE] --out DIR``
     Read other tools' judge files (:data:`TOOL_FORMATS`); gold comes from reference judges
     in the files, a gold table, or (inspect) the samples' targets.
@@ -12,8 +14,10 @@ Verbs
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
     audits (the slow part, minutes).
-``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] --out FILE.csv``
-    Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV.
+``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] [--verdicts derived|recorded] --out FILE.csv``
+    Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV; ``--verdicts``
+    picks CAP's derived verdicts (default) or the sources' recorded ones
+    (:func:`cap_core.verdicts.choose_verdicts`).
 ``coverage --data DIR --out FILE.csv``
     Write the benchmark × condition coverage matrix.
 
@@ -59,7 +63,7 @@ TOOL_FORMATS: dict[str, str] = {
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
 EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "cap_core.cli.validity", "cap_core.cli.judge",
                                "cap_core.cli.analyses", "cap_core.cli.choose", "cap_core.cli.fetch",
-                               "cap_core.cli.evaluate")
+                               "cap_core.cli.evaluate", "cap_core.cli.source_metrics")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,7 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--judgments", type=Path, help="(table) the judgments file; without it PATH holds judgments joined with item columns"
     )
     imp.add_argument("--declarations", type=Path, help="(table) optional coverage declarations file")
-    imp.add_argument("--fork", type=Path, help="(judgebench) folder of the rubric-judge fork outputs")
+    imp.add_argument("--strategies", help="(llmbar) comma-separated prompting strategies to import, e.g. "
+                     "Vanilla_NoRules,CoT,Rating (default: every strategy present with both orders, in the LLMBar "
+                     "and the Processed sets)")
+    imp.add_argument("--fork", type=Path, help="(judgebench) a fork's folder: judge output files named like "
+                     "JudgeBench's (dataset=judgebench,response_model=M,judge_name=J,judge_model=X.jsonl) in it or "
+                     "in its outputs/ folder; rubric files (judge_name=rubric, score_A/score_B per judgment, -1 = "
+                     "parse failure) and arena_hard-style files (a decision per judgment) are read, for pairs of "
+                     "PATH's data/ folder")
     imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
 
     bd = sub.add_parser("build-default", help="rebuild the embedded default data")
@@ -105,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--level", type=float, default=0.95)
     pr.add_argument("--by-subset", action="store_true", help="also profile each native subset "
                     "(items without one form '(missing)'; 'all' is the micro value, macro_pa the subsets' mean)")
+    pr.add_argument("--verdicts", choices=["derived", "recorded"], default="derived",
+                    help="derived (default): CAP's reading of each source (equal scores are a tie, a failed score "
+                    "unparsed); recorded: the verdict the source itself wrote (LLMBar winner, JudgeBench decision), "
+                    "where it wrote one")
     pr.add_argument("--out", type=Path, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
@@ -136,7 +151,7 @@ def _import(args: argparse.Namespace) -> str:
         ds = getattr(importlib.import_module(module), func)(args.path, gold_judge=args.gold_judge, gold=args.gold,
                                                             **extra)
     elif kind == "llmbar":
-        ds = importers.import_llmbar(args.path)
+        ds = importers.import_llmbar(args.path, strategies=_strategies(args))
     elif kind == "judgebench":
         ds = importers.import_judgebench(args.path, args.fork)
     else:
@@ -146,6 +161,26 @@ def _import(args: argparse.Namespace) -> str:
     for notice in ds.notices:
         print(f"notice: {notice}", file=sys.stderr)
     return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
+
+
+def _strategies(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """``--strategies`` as a tuple (None: every strategy present); a name no evaluator has is refused."""
+    if args.strategies is None:
+        return None
+    from cap_core.importers.llmbar import llmbar_strategies
+
+    names = tuple(dict.fromkeys(n.strip() for n in args.strategies.split(",") if n.strip()))
+    present = llmbar_strategies(args.path)
+    unknown = [n for n in names if n not in present]
+    if not names or unknown:
+        raise CAPInputError(
+            "LLMBar strategy not present in the data",
+            argument="--strategies",
+            expected="comma-separated names among " + (", ".join(present) or "(none found)"),
+            got=unknown[0] if unknown else args.strategies,
+            fix="name strategies that have evaluators/<model>/<strategy>/result.json files, or leave the option out",
+        )
+    return names
 
 
 def write_csv(frame, out: Path) -> None:
@@ -165,6 +200,7 @@ def _profile(args: argparse.Namespace) -> str:
     from cap_core.bootstrap import check_bootstrap_args
     from cap_core.dataset import load_dataset
     from cap_core.profile.conditions import compute_profile
+    from cap_core.verdicts import choose_verdicts
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)  # before reading the data
     if args.bootstrap < MIN_CLI_RESAMPLES:
@@ -175,7 +211,7 @@ def _profile(args: argparse.Namespace) -> str:
             got=args.bootstrap,
             fix="pass --bootstrap 1000",
         )
-    ds = load_dataset(args.data)
+    ds = choose_verdicts(load_dataset(args.data), args.verdicts)
     res = compute_profile(
         ds,
         n_resamples=args.bootstrap,
@@ -188,7 +224,11 @@ def _profile(args: argparse.Namespace) -> str:
     for notice in res.notices:
         print(f"notice: {notice}", file=sys.stderr)
     write_csv(res.profile, args.out)
-    return f"wrote {res.profile.height} profile rows to {args.out}"
+    if args.verdicts == "recorded":
+        for notice in ds.notices[-1:]:
+            if notice.startswith("recorded verdicts:"):
+                print(f"notice: {notice}", file=sys.stderr)
+    return f"wrote {res.profile.height} profile rows ({args.verdicts} verdicts) to {args.out}"
 
 
 def _coverage(args: argparse.Namespace) -> str:

@@ -108,3 +108,30 @@ def verdict_notices(judgments: list[dict], source: str) -> list[str]:
     if clean:
         notes.append(f"{source}: {clean} judge-benchmark pairs had no tie or unparsed verdict.")
     return notes
+
+
+def rule_notices(judgments: list[dict], source: str) -> list[str]:
+    """One notice per (benchmark, judge) whose verdicts came from a score rule that differs from a written verdict.
+
+    Counts the rows with ``verdict_rule`` ``scores_equal_tie`` (equal scores: CAP's tie) and
+    ``score_missing_unparsed`` (a missing or -1 score: unparsed), and how many of them the
+    source recorded otherwise (``verdict_recorded``), so ties and unparsed verdicts say
+    which rule produced them (:data:`cap_core.schema.VERDICT_RULES`).
+    """
+    counts: dict[tuple[str, str], Counter] = {}
+    for j in judgments:
+        rule = j.get("verdict_rule")
+        if rule in ("scores_equal_tie", "score_missing_unparsed"):
+            c = counts.setdefault((j["benchmark"], j["judge"]), Counter())
+            c[rule] += 1
+            if j.get("verdict_recorded") not in (None, j["verdict"]):
+                c["recorded_otherwise"] += 1
+    notes = []
+    for (bench, judge) in sorted(counts):
+        c = counts[(bench, judge)]
+        notes.append(
+            f"{source}: judge {judge} on {bench}: {c['scores_equal_tie']} ties from equal scores and "
+            f"{c['score_missing_unparsed']} unparsed from a missing or failed score (-1) (CAP's rules); "
+            f"the source recorded a different verdict on {c['recorded_otherwise']} of them (see verdict_recorded)."
+        )
+    return notes

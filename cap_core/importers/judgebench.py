@@ -27,10 +27,11 @@ from cap_core.importers._common import (
     declaration,
     declarations_frame,
     load_jsonl,
+    rule_notices,
     verdict_notices,
 )
 
-__all__ = ["import_judgebench", "read_pair_file", "read_pairs", "read_outputs", "subset_of_source",
+__all__ = ["import_judgebench", "fork_files", "read_pair_file", "read_pairs", "read_outputs", "subset_of_source",
            "benchmark_of_response_model", "read_texts"]
 
 _DECISION = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
@@ -226,22 +227,29 @@ def _one(kind: str, entry, order: str) -> dict:
     entry = entry if isinstance(entry, dict) else {}
     judgment = entry.get("judgment")
     sc = _scores(kind, judgment)
+    # the source's own record: its ``decision`` (a reward model writes B>A on equal scores)
+    recorded = _DECISION.get(str(entry.get("decision")), "unparsed") if entry else None
     if sc is not None:
         first, second = sc
         if first is None or second is None:
-            verdict = "unparsed"
+            verdict, rule = "unparsed", "score_missing_unparsed"
+        elif first == second:
+            verdict, rule = "tie", "scores_equal_tie"
         else:
-            verdict = "A" if first > second else ("B" if second > first else "tie")
+            verdict, rule = ("A" if first > second else "B"), "scores"
     else:
-        verdict = _DECISION.get(str(entry.get("decision")), "unparsed")
+        verdict, rule = _DECISION.get(str(entry.get("decision")), "unparsed"), "written"
         first = second = None
     if order == "BA":
         verdict = _FLIP[verdict]
+        recorded = _FLIP[recorded] if recorded is not None else None
         first, second = second, first
-    return {"order": order, "verdict": verdict, "score_a": first, "score_b": second}
+    return {"order": order, "verdict": verdict, "score_a": first, "score_b": second,
+            "verdict_recorded": recorded, "verdict_rule": rule}
 
 
-def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[dict], list[str]]:
+def read_outputs(folder: Path, gold: dict[tuple[str, str], str],
+                 files: list[Path] | None = None) -> tuple[list[dict], list[str]]:
     """One parse of the judge output files ``folder/*.jsonl``, verdicts and scores in original letters.
 
     Parameters
@@ -251,12 +259,15 @@ def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[d
     gold : dict
         ``(benchmark, pair_id) -> "A" | "B"`` of the known pairs (from :func:`read_pairs`);
         rows of other pairs are skipped and counted in a notice.
+    files : list of pathlib.Path, optional
+        Read these files instead of ``folder/*.jsonl``.
 
     Returns
     -------
     (rows, notices)
         ``rows``: one dict per (judge, pair, order) with the JUDGMENTS_SCHEMA keys ``judge``,
-        ``benchmark``, ``item_id``, ``order``, ``verdict``, ``score_a``, ``score_b`` plus
+        ``benchmark``, ``item_id``, ``order``, ``verdict``, ``score_a``, ``score_b``, ``verdict_recorded``,
+        ``verdict_rule`` plus
         ``judge_model``: the model name as the source writes it (e.g. ``"Qwen/Qwen3-8B"``).
 
     Raises
@@ -266,7 +277,7 @@ def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[d
     """
     rows: list[dict] = []
     notices: list[str] = []
-    for f in sorted(Path(folder).glob("*.jsonl")):
+    for f in (files if files is not None else sorted(Path(folder).glob("*.jsonl"))):
         fields = _name_fields(f)
         kind = fields.get("judge_name", "judge")
         bench = benchmark_of_response_model(fields.get("response_model", ""))
@@ -292,6 +303,41 @@ def read_outputs(folder: Path, gold: dict[tuple[str, str], str]) -> tuple[list[d
     return rows, notices
 
 
+def fork_files(fork_root: Path | str) -> list[Path]:
+    """The judge output files of a JudgeBench fork: ``*.jsonl`` named with a ``judge_name=`` field.
+
+    Looked for in the folder itself and in its ``outputs/`` folder (JudgeBench's layout).
+
+    Raises
+    ------
+    CAPInputError
+        The folder is missing, or holds no such file (the ``.jsonl`` files found are counted).
+    """
+    fork = check_dir(fork_root, "JudgeBench fork")
+    found = sorted(fork.glob("*.jsonl")) + (sorted((fork / "outputs").glob("*.jsonl"))
+                                            if (fork / "outputs").is_dir() else [])
+    judged = [f for f in found if "judge_name" in _name_fields(f)]
+    if not judged:
+        raise CAPInputError(
+            "no judge output files in the JudgeBench fork folder",
+            file=str(fork),
+            expected="files named dataset=judgebench,response_model=<M>,judge_name=<J>,judge_model=<X>.jsonl "
+                     "in the folder or in its outputs/ folder",
+            got=f"{len(found)} .jsonl files, none named with judge_name=",
+            fix="point --fork at the fork's root (the folder holding outputs/), or leave --fork out",
+        )
+    return judged
+
+
+def _fork_kind(path: Path) -> str:
+    kind = _name_fields(path).get("judge_name", "judge")
+    if kind == "rubric":
+        return "rubric (score_A/score_B)"
+    if kind == "reward_model":
+        return "reward_model (scores)"
+    return f"{kind}-style (decisions)"
+
+
 def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None = None) -> Dataset:
     """Read JudgeBench pairs and judge outputs (plus optional rubric-judge fork outputs).
 
@@ -300,7 +346,11 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
     judgebench_root : pathlib.Path or str
         Folder holding ``data/*.jsonl`` (pairs) and ``outputs/*.jsonl`` (judges).
     fork_root : pathlib.Path or str, optional
-        Folder holding ``outputs/*judge_name=rubric*.jsonl`` of the rubric fork.
+        A fork's folder (:func:`fork_files`): judge files named like JudgeBench's in it or
+        in its ``outputs/``; rubric files (``score_A``/``score_B``, -1 = parse failure)
+        and arena_hard-style files (a ``decision`` per judgment) alike, for the pairs of
+        ``judgebench_root``. A notice says how many files of each kind were read; a fork
+        judge whose name is already taken by a JudgeBench judge gets `` [fork]``.
 
     Returns
     -------
@@ -312,7 +362,10 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
         tie, null -> unparsed), ``"<model> (RM)"`` (reward scores -> ``score_a``/
         ``score_b``, verdict by comparison, equal -> tie) and ``"<model> (rubric)"``
         (scores in [0, 1]; -1 -> unparsed). Order ``AB`` is the first judgment, ``BA``
-        the second, mapped back to the original letters. Declarations per benchmark:
+        the second, mapped back to the original letters. ``verdict_recorded`` keeps
+        every judgment's own ``decision`` (same mapping; JudgeBench's reward-model code
+        writes ``B>A`` when the two scores are equal) and ``verdict_rule`` names the
+        rule of :data:`cap_core.schema.VERDICT_RULES` behind ``verdict``. Declarations per benchmark:
         C1 approximate (knowledge), C2 approximate (reasoning), C7 direct (order).
 
     Raises
@@ -323,15 +376,33 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
         are skipped with a notice.
     """
     root = check_dir(judgebench_root, "JudgeBench")
-    fork = check_dir(fork_root, "JudgeBench rubric fork") if fork_root is not None else None
+    forked = fork_files(fork_root) if fork_root is not None else []
     items, notices = read_pairs(root)
     judgments: list[dict] = []
     gold = {(i["benchmark"], i["item_id"]): i["gold"] for i in items}
-    for folder in [root / "outputs"] + ([fork / "outputs"] if fork else []):
-        if folder.is_dir():
-            rows, more = read_outputs(folder, gold)
-            judgments += rows
-            notices += more
+    if (root / "outputs").is_dir():
+        rows, more = read_outputs(root / "outputs", gold)
+        judgments += rows
+        notices += more
+    if forked:
+        rows, more = read_outputs(Path(fork_root), gold, files=forked)
+        if not rows:
+            raise CAPInputError("the JudgeBench fork's judge files hold no judgment of a known pair",
+                                file=str(fork_root), expected="pair_id values of the pairs under data/",
+                                got=f"{len(forked)} files", fix="use the fork made for these JudgeBench pairs")
+        taken = {j["judge"] for j in judgments}
+        clash = sorted({r["judge"] for r in rows if r["judge"] in taken})
+        for r in rows:
+            if r["judge"] in clash:
+                r["judge"] += " [fork]"
+        kinds: dict[str, int] = {}
+        for f in forked:
+            kinds[_fork_kind(f)] = kinds.get(_fork_kind(f), 0) + 1
+        notices.append(f"JudgeBench fork {Path(fork_root).name}: read {len(forked)} judge files: "
+                       + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + "."
+                       + (f" Renamed to avoid a clash: {', '.join(c + ' [fork]' for c in clash)}." if clash else ""))
+        judgments += rows
+        notices += more
     if not judgments:
         raise CAPInputError("no JudgeBench judge outputs found", file=str(root / "outputs"), fix="check the folder")
     decl = []
@@ -341,7 +412,7 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
             declaration(bench, "C2", "approximate", C2_OPERATOR, "subset", ["reasoning"]),
             declaration(bench, "C7", "direct", ORDER_OPERATOR, "order", ["AB", "BA"]),
         ]
-    notices += verdict_notices(judgments, "JudgeBench")
+    notices += verdict_notices(judgments, "JudgeBench") + rule_notices(judgments, "JudgeBench")
     return Dataset.build(
         pl.DataFrame(items, schema_overrides={"len_a": pl.Int64, "len_b": pl.Int64}),
         pl.DataFrame(judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}).drop("judge_model"),

@@ -27,10 +27,17 @@ from cap_core.importers._common import (
     declaration,
     declarations_frame,
     load_json,
+    rule_notices,
     verdict_notices,
 )
 
-__all__ = ["import_llmbar", "read_dataset_file", "read_texts", "LLMBAR_SETS", "ADVERSARIAL_SUBSETS"]
+__all__ = ["import_llmbar", "read_dataset_file", "read_texts", "llmbar_strategies", "LLMBAR_SETS",
+           "ADVERSARIAL_SUBSETS", "DEFAULT_STRATEGIES"]
+           "DEFAULT_STRATEGIES"]
+
+#: The strategies :func:`import_llmbar` keeps unless told otherwise (those of the embedded default data).
+#: ``strategies=None`` (the CLI's default) keeps every strategy present with both orders.
+DEFAULT_STRATEGIES: tuple[str, ...] = ("Vanilla_NoRules", "CoT", "Rating")
 
 ADVERSARIAL_SUBSETS: tuple[str, ...] = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 
@@ -53,7 +60,7 @@ C5_OPERATOR = (
 _WINNER = {"1": "A", "2": "B"}
 
 
-def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...]]:
+def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...] | None]:
     base = check_dir(root, "LLMBar")
     if (base / "Dataset").is_dir():
         base = base / "Dataset"
@@ -64,13 +71,49 @@ def _import_llmbar_iv(root, strategies) -> tuple[Path, tuple[str, ...]]:
             expected="a folder holding Dataset/LLMBar/Natural/dataset.json",
             fix="point at the root of the LLMBar repository (or its Dataset folder)",
         )
+    if strategies is None:
+        return base, None
     if isinstance(strategies, str) or not strategies or not all(isinstance(s, str) for s in strategies):
         raise CAPInputError(
             "strategies must be a non-empty list of names",
+            argument="strategies",
             got=strategies,
-            expected='e.g. ("Vanilla_NoRules", "CoT", "Rating")',
+            expected='e.g. ("Vanilla_NoRules", "CoT", "Rating"), or None for every strategy present',
         )
-    return base, tuple(strategies)
+    return base, tuple(dict.fromkeys(strategies))
+
+
+def llmbar_strategies(root: Path | str) -> dict[str, list[str]]:
+    """Every strategy with a ``result.json`` under the LLMBar folder, and the models that have it.
+
+    Parameters
+    ----------
+    root : pathlib.Path or str
+        The LLMBar repository root or its ``Dataset`` folder.
+
+    Returns
+    -------
+    dict
+        strategy name -> sorted model names (``evaluators/<model>/<strategy>/result.json``
+        in any set of :data:`LLMBAR_SETS`), strategies sorted.
+    """
+    base = Path(root)
+    if (base / "Dataset").is_dir():
+        base = base / "Dataset"
+    found: dict[str, set[str]] = {}
+    for _, _, folder in LLMBAR_SETS:
+        ev = base / folder / "evaluators"
+        if not ev.is_dir():
+            continue
+        for res in ev.glob("*/*/result.json"):
+            found.setdefault(res.parent.name, set()).add(res.parent.parent.name)
+    return {k: sorted(found[k]) for k in sorted(found)}
+
+
+def _both_orders(res: list) -> bool:
+    """True when the last round of the first record holds both games (``swap = False`` and ``swap = True``)."""
+    rnd = _last_round(res[0].get("results")) if res and isinstance(res[0], dict) else None
+    return rnd is not None and isinstance(rnd.get("swap = False"), dict) and isinstance(rnd.get("swap = True"), dict)
 
 
 def _label(value, file: str, row: int) -> str:
@@ -136,13 +179,18 @@ def _item_judgments(rec: dict, judge: str, benchmark: str, item_id: str) -> list
         side = rnd.get(key) if rnd else None
         winner = side.get("winner") if isinstance(side, dict) else None
         row["verdict"] = _WINNER.get(str(winner) if winner is not None else "", "unparsed")
+        # the source's own record; LLMBar resolves equal or unreadable ratings by position
+        row["verdict_recorded"] = row["verdict"] if rnd is not None else None
+        row["verdict_rule"] = "written"
         if rnd is not None and "score_1" in rnd:
             sa, sb = _score(rnd.get("score_1")), _score(rnd.get("score_2"))
             row["score_a"], row["score_b"] = sa, sb
             if sa is None or sb is None:
-                row["verdict"] = "unparsed"
+                row["verdict"], row["verdict_rule"] = "unparsed", "score_missing_unparsed"
+            elif sa == sb:
+                row["verdict"], row["verdict_rule"] = "tie", "scores_equal_tie"
             else:
-                row["verdict"] = "A" if sa > sb else ("B" if sb > sa else "tie")
+                row["verdict"], row["verdict_rule"] = ("A" if sa > sb else "B"), "scores"
         rows.append(row)
     return rows
 
@@ -189,7 +237,8 @@ def read_texts(root: Path | str) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={"benchmark": pl.String, "item_id": pl.String, **ITEM_TEXT_SCHEMA})
 
 
-def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments) -> None:
+def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies, items, judgments,
+                skipped: list[str] | None = None) -> None:
     set_dir = base / folder
     ds_file = set_dir / "dataset.json"
     data = read_dataset_file(ds_file)
@@ -213,11 +262,16 @@ def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies
     if not ev_dir.is_dir():
         return
     for model_dir in sorted(p for p in ev_dir.iterdir() if p.is_dir()):
-        for strategy in strategies:
+        names = strategies if strategies is not None else sorted(p.parent.name for p in model_dir.glob("*/result.json"))
+        for strategy in names:
             res_file = model_dir / strategy / "result.json"
             if not res_file.is_file():
                 continue
             res = load_json(res_file)
+            if strategies is None and isinstance(res, list) and not _both_orders(res):
+                if skipped is not None:
+                    skipped.append(f"{folder}/{model_dir.name}/{strategy}")
+                continue
             if not isinstance(res, list) or len(res) != len(data):
                 raise CAPInputError(
                     "result.json does not match dataset.json record for record",
@@ -238,19 +292,20 @@ def _import_set(base: Path, benchmark: str, subset: str, folder: str, strategies
                 judgments.extend(_item_judgments(rec, judge, benchmark, ids[i]))
 
 
-def import_llmbar(
-    root: Path | str, *, strategies: tuple[str, ...] = ("Vanilla_NoRules", "CoT", "Rating")
-) -> Dataset:
+def import_llmbar(root: Path | str, *, strategies: tuple[str, ...] | None = DEFAULT_STRATEGIES) -> Dataset:
     """Read LLMBar items and evaluator verdicts.
 
     Parameters
     ----------
     root : pathlib.Path or str
         LLMBar repository root (holding ``Dataset/``) or its ``Dataset`` folder.
-    strategies : tuple of str
-        Prompting strategies to keep; each evaluator x strategy becomes one judge named
-        ``"<evaluator>/<strategy>"`` (e.g. ``"GPT-4/CoT"``). Strategies missing for an
-        evaluator are skipped.
+    strategies : tuple of str or None
+        Prompting strategies to keep (default :data:`DEFAULT_STRATEGIES`); each
+        evaluator x strategy becomes one judge named ``"<evaluator>/<strategy>"`` (e.g.
+        ``"GPT-4/CoT"``). Strategies missing for an evaluator are skipped. ``None``: every
+        strategy present (:func:`llmbar_strategies`) whose rounds hold both games; one
+        without both is skipped with a notice. The processed sets (MT-Bench, FairEval,
+        LLMEval²) are read like the LLMBar sets.
 
     Returns
     -------
@@ -265,6 +320,10 @@ def import_llmbar(
         winner "1" -> A, "2" -> B, anything else -> ``unparsed``. For ``Rating`` the
         0-10 scores fill ``score_a``/``score_b`` (the same in both orders, since each
         output is rated alone) and the verdict is the comparison (equal -> ``tie``).
+        ``verdict_recorded`` keeps the source's ``winner`` of the same round (LLMBar's
+        evaluate.py writes equal or unreadable ratings as output 2 in ``swap = False`` and
+        output 1 in ``swap = True``); ``verdict_rule`` names the rule of
+        :data:`cap_core.schema.VERDICT_RULES` behind ``verdict``.
         Declarations: ``llmbar`` C5 direct (adversarial subsets vs. Natural) and C7
         direct; the processed sets C7 direct. C1-C4, C6 and C8 are not declared.
         ``notices`` count ties and unparsed verdicts per judge.
@@ -273,17 +332,19 @@ def import_llmbar(
     ------
     CAPInputError
         Missing folder or dataset.json, malformed JSON, label not 1/2, or a result.json
-        whose records do not line up with its dataset.json.
+        whose records do not line up with its dataset.json. (The CLI refuses a named
+        strategy that no evaluator has; see :func:`llmbar_strategies`.)
     """
     base, strategies = _import_llmbar_iv(root, strategies)
     items: list[dict] = []
     judgments: list[dict] = []
+    skipped: list[str] = []
     for benchmark, subset, folder in LLMBAR_SETS:
         if not (base / folder / "dataset.json").is_file():
             if benchmark == "llmbar":
                 raise CAPInputError("LLMBar subset missing", file=str(base / folder / "dataset.json"))
             continue
-        _import_set(base, benchmark, subset, folder, strategies, items, judgments)
+        _import_set(base, benchmark, subset, folder, strategies, items, judgments, skipped)
     decl = [
         declaration("llmbar", "C5", "direct", C5_OPERATOR, "subset", list(ADVERSARIAL_SUBSETS), ["Natural"]),
     ]
@@ -293,5 +354,9 @@ def import_llmbar(
     judg_frame = pl.DataFrame(
         judgments, schema_overrides={"score_a": pl.Float64, "score_b": pl.Float64}, infer_schema_length=None
     )
-    notices = verdict_notices(judgments, "LLMBar")
+    notices = verdict_notices(judgments, "LLMBar") + rule_notices(judgments, "LLMBar")
+    kept = sorted({j["judge"].split("/", 1)[1] for j in judgments})
+    notices.append(f"LLMBar: strategies imported: {', '.join(kept) if kept else 'none'}.")
+    if skipped:
+        notices.append(f"LLMBar: {len(skipped)} result files without both games skipped: {', '.join(skipped)}.")
     return Dataset.build(item_frame, judg_frame, declarations_frame(decl), notices=tuple(notices), file=str(root))

@@ -1,0 +1,128 @@
+"""Source metrics reproduce the figures the sources published, to their printed precision.
+
+``llmbar_statistics_published.csv`` is a transcription of every ``statistics.json`` of
+princeton-nlp/LLMBar (commit 900616b, ``Dataset/<set>/evaluators/<model>/<strategy>/``)
+for the 94 result files held under ../shared/data/llmbar: ``correct_average``,
+``correct_both`` and ``equal`` as printed (the number after ``=``, percent sign dropped).
+
+The JudgeBench figures are those of JudgeBench (Tan et al., ICLR 2025) Table 2 and its
+leaderboard for the GPT-4o response pairs (Knowledge, Reasoning, Math, Coding, Overall;
+two decimals).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cap_core.analyses.source_metrics import SOURCE_METRICS_SCHEMA, source_metrics
+from cap_core.dataset import Dataset, concat_datasets
+from cap_core.importers import import_judgebench, import_llmbar
+
+PUBLISHED_LLMBAR = Path(__file__).with_name("llmbar_statistics_published.csv")
+
+#: JudgeBench Table 2 (GPT-4o pairs): judge -> (knowledge, reasoning, math, coding, overall)
+PUBLISHED_JUDGEBENCH = {
+    "o1-mini (arena_hard)": (58.44, 62.24, 82.14, 78.57, 65.71),
+    "internlm2-7b-reward (RM)": (56.49, 61.22, 71.43, 50.00, 59.43),
+    "internlm2-20b-reward (RM)": (62.34, 69.39, 66.07, 50.00, 63.43),
+    "GRM-Gemma-2B-rewardmodel-ft (RM)": (62.99, 53.06, 64.29, 54.76, 59.43),
+    "Skywork-Reward-Gemma-2-27B (RM)": (59.74, 66.33, 83.93, 50.00, 64.29),
+    "Skywork-Reward-Llama-3.1-8B (RM)": (59.09, 64.29, 76.79, 50.00, 62.29),
+}
+
+
+@pytest.fixture(scope="module")
+def metrics(shared_dir: Path) -> pl.DataFrame:
+    data = shared_dir / "data"
+    ds = concat_datasets([
+        import_llmbar(data / "llmbar", strategies=("Vanilla_NoRules", "CoT", "Rating", "Metrics_Reference")),
+        import_judgebench(data / "judgebench"),
+    ])
+    return source_metrics(ds)
+
+
+def _half_unit(printed: str) -> float:
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return 0.5 * 10 ** -decimals
+
+
+def test_every_llmbar_statistics_json_is_reproduced(metrics):
+    with PUBLISHED_LLMBAR.open() as f:
+        published = list(csv.DictReader(f))
+    assert len(published) == 282
+    got = {(r["judge"], r["benchmark"], r["subset"], r["metric"]): r["value"] for r in metrics.iter_rows(named=True)}
+    for row in published:
+        key = (row["judge"], row["benchmark"], row["subset"], row["metric"])
+        assert got[key] == pytest.approx(float(row["printed"]), abs=max(_half_unit(row["printed"]), 1e-9)), (key, row)
+
+
+def test_judgebench_table_2_is_reproduced(metrics):
+    jb = metrics.filter(pl.col("benchmark") == "judgebench", pl.col("metric") == "judgebench_score")
+    for judge, figures in PUBLISHED_JUDGEBENCH.items():
+        for subset, want in zip(("knowledge", "reasoning", "math", "coding", "all"), figures):
+            value = jb.filter(pl.col("judge") == judge, pl.col("subset") == subset)["value"].item()
+            assert round(value, 2) == pytest.approx(want, abs=1e-9), (judge, subset, value)
+
+
+def test_rating_ties_explain_the_llmbar_difference(metrics):
+    # GPT-4/Rating on Natural: statistics.json says 92.0 %; CAP's pa is 87.0 % because the
+    # 10 items with equal ratings (hand count: 100 - 90 "equal" items) are a tie in CAP
+    row = metrics.filter(pl.col("judge") == "GPT-4/Rating", pl.col("subset") == "Natural",
+                         pl.col("metric") == "llmbar_correct_average").row(0, named=True)
+    assert row["value"] == pytest.approx(92.0) and row["cap_value"] == pytest.approx(87.0)
+    assert "by position" in row["reason"] and "tie" in row["reason"]
+    same = metrics.filter(pl.col("judge") == "GPT-4/Rating", pl.col("subset") == "Natural",
+                          pl.col("metric") == "llmbar_correct_both").row(0, named=True)
+    assert same["value"] == pytest.approx(same["cap_value"]) and same["reason"] == ""
+
+
+def test_judgebench_difference_names_the_pair_rule(metrics):
+    row = metrics.filter(pl.col("judge") == "o1-mini (arena_hard)", pl.col("subset") == "all").row(0, named=True)
+    assert row["cap_metric"] == "pa" and row["cap_value"] != pytest.approx(row["value"])
+    assert "net positive" in row["reason"]
+
+
+def _tiny(verdicts_ab, verdicts_ba, recorded_ab=None, recorded_ba=None, bench="judgebench") -> Dataset:
+    n = len(verdicts_ab)
+    items = pl.DataFrame({"benchmark": [bench] * n, "item_id": [f"i{k}" for k in range(n)], "gold": ["A"] * n,
+                          "subset": ["knowledge"] * n})
+    jm = pl.DataFrame({"judge": ["j"] * 2 * n, "benchmark": [bench] * 2 * n,
+                       "item_id": [f"i{k}" for k in range(n) for _ in (0, 1)], "order": ["AB", "BA"] * n,
+                       "verdict": [v for pair in zip(verdicts_ab, verdicts_ba) for v in pair]})
+    if recorded_ab is not None:
+        jm = jm.with_columns(pl.Series("verdict_recorded",
+                                       [v for pair in zip(recorded_ab, recorded_ba) for v in pair]))
+    return Dataset.build(items, jm)
+
+
+def test_judgebench_pair_rule_by_hand():
+    # pairs: (A,A) +2 ok; (A,tie) +1 ok; (A,B) 0 not; (tie,unparsed) 0 not; (B,B) -2 not -> 2 of 5 = 40 %
+    ds = _tiny(["A", "A", "A", "tie", "B"], ["A", "tie", "B", "unparsed", "B"])
+    m = source_metrics(ds).filter(pl.col("subset") == "all").row(0, named=True)
+    assert m["value"] == pytest.approx(40.0) and m["n"] == 5
+    # CAP pa by hand: correct orders 2 + 1 + 1 + 0 + 0 = 4 of 10
+    assert m["cap_value"] == pytest.approx(40.0)
+
+
+def test_llmbar_equal_counts_two_unparsed_by_hand():
+    # recorded winners: (A,A) equal; (unparsed,unparsed) equal in LLMBar; (B,A) unequal -> equal 2 of 3
+    ds = _tiny(["A", "unparsed", "tie"], ["A", "unparsed", "tie"], ["A", "unparsed", "B"], ["A", "unparsed", "A"],
+               bench="llmbar_mtbench")
+    m = {r["metric"]: r for r in source_metrics(ds).iter_rows(named=True)}
+    assert m["llmbar_equal"]["value"] == pytest.approx(200 / 3)
+    # CAP consistency: (A,A) yes, unparsed never, tie/tie yes -> 2 of 3 as well, for other reasons
+    assert m["llmbar_equal"]["cap_value"] == pytest.approx(200 / 3)
+    # correct_average: AB correct 1 + BA correct 2 (the A of the tie resolved by position) -> 3 / 6
+    assert m["llmbar_correct_average"]["value"] == pytest.approx(50.0)
+    assert m["llmbar_correct_average"]["cap_value"] == pytest.approx(100 / 3)
+    assert m["llmbar_correct_both"]["value"] == pytest.approx(100 / 3)
+
+
+def test_other_benchmarks_give_no_rows():
+    ds = _tiny(["A"], ["A"], bench="mine")
+    out = source_metrics(ds)
+    assert out.height == 0 and out.schema == pl.Schema(SOURCE_METRICS_SCHEMA)
