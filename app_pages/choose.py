@@ -6,7 +6,12 @@ from cap_core.choice.leaderboard import HOLM
 from cap_core.errors import CAPInputError
 from cap_core.profile.weights import PRESETS
 from components.labels import short_label
-from components.leaderboard import leaderboard_figure, leaderboard_table, sample_size_text, weights_caption
+from components.leaderboard import (
+    leaderboard_figure,
+    leaderboard_table,
+    sample_size_text,
+    weights_caption,
+)
 from ui.cache.choose import choose_view, closest_preset, html_file
 from ui.display import download
 from ui.sidebar import data_location, get_selection, use_preset

@@ -4,11 +4,11 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes
+from cap_core.glossary import help_text
 from components.sensitivity_bars import axis_bars_figure
 from components.sr_plane import frontier_figure
 from ui import frontier_sections as fs
 from ui.cache import frontiers as vc
-from cap_core.glossary import help_text
 from ui.display import download, show_table
 from ui.state import kept, kept_upload
 

@@ -6,14 +6,17 @@ views of the profiles (published tables included), which carry no per-item data 
 interval.
 """
 
-import polars as pl
 import streamlit as st
 
 from cap_core.analyses.stress import default_pair, side_name
 from cap_core.config import N_RESAMPLES
 from cap_core.errors import CAPInputError
 from cap_core.glossary import help_text
-from components.stress_heatmap import stress_heatmap, stress_interval_figure, stress_mean_bars
+from components.stress_heatmap import (
+    stress_heatmap,
+    stress_interval_figure,
+    stress_mean_bars,
+)
 from ui.cache import stress as sc
 from ui.display import round_points, show_table
 from ui.sidebar import get_selection

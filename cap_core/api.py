@@ -180,7 +180,8 @@ def weighted_scores(data=None, weights: str | Mapping[str, float] = "balanced", 
         Unknown preset (argument ``weights``) or bad weights; as :func:`profile`.
     """
     from cap_core.profile.conditions import compute_profile
-    from cap_core.profile.weights import PRESETS, weighted_scores as _weighted
+    from cap_core.profile.weights import PRESETS
+    from cap_core.profile.weights import weighted_scores as _weighted
 
     if isinstance(weights, str):
         if weights not in PRESETS:

@@ -54,7 +54,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import base_ratios, benchmark_seed, percentile_interval, resample_counts, base_index
+from cap_core.bootstrap import (
+    base_index,
+    base_ratios,
+    benchmark_seed,
+    percentile_interval,
+    resample_counts,
+)
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 

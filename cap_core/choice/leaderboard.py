@@ -34,7 +34,12 @@ import polars as pl
 
 from cap_core.bootstrap import percentile_interval
 from cap_core.choice.filters import Filter, apply_filters
-from cap_core.choice.sample_size import items_for_parity, items_to_separate, more_items, per_item_variance
+from cap_core.choice.sample_size import (
+    items_for_parity,
+    items_to_separate,
+    more_items,
+    per_item_variance,
+)
 from cap_core.errors import CAPInputError
 from cap_core.profile.weights import check_weights, weighted_score_draws
 from cap_core.schema import CONDITION_IDS

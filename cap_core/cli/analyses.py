@@ -233,7 +233,11 @@ def _correct(args) -> str:
 
 
 def _compare(args) -> str:
-    from cap_core.analyses.judge_comparison import adjust_separated, compare_judges, compare_many
+    from cap_core.analyses.judge_comparison import (
+        adjust_separated,
+        compare_judges,
+        compare_many,
+    )
     from cap_core.dataset import load_dataset
 
     pair = args.judge_a is not None or args.judge_b is not None
@@ -265,10 +269,11 @@ def _qc(args) -> str:
 
 
 def _hard(args) -> str:
-    from cap_core.analyses.hard_subsets import hard_empirical_profile
+    from cap_core.analyses.hard_subsets import (
+        hard_constructed_profile,
+        hard_empirical_profile,
+    )
     from cap_core.dataset import load_dataset
-
-    from cap_core.analyses.hard_subsets import hard_constructed_profile
     from cap_core.errors import CAPInputError
     from cap_core.io import read_table
 

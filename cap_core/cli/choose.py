@@ -109,7 +109,11 @@ def _gates(specs: list[str]) -> list[tuple[str, str | None, float]]:
 
 def _choose(args: argparse.Namespace) -> str:
     from cap_core.bootstrap import check_bootstrap_args
-    from cap_core.choice.baseline import compare_to_baseline, lock_baseline, read_baseline
+    from cap_core.choice.baseline import (
+        compare_to_baseline,
+        lock_baseline,
+        read_baseline,
+    )
     from cap_core.choice.costs import judge_costs
     from cap_core.choice.exports import profile_export, scores_export
     from cap_core.choice.filters import format_filters, parse_filters, parse_weights

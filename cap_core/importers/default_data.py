@@ -30,7 +30,12 @@ from cap_core import config
 from cap_core.dataset import Dataset, concat_datasets, save_dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers.judgebench import import_judgebench
-from cap_core.importers.label_sets import FULL_PERMUTATIONS, PUBLIC_SETS, QUICK, QUICK_PERMUTATIONS
+from cap_core.importers.label_sets import (
+    FULL_PERMUTATIONS,
+    PUBLIC_SETS,
+    QUICK,
+    QUICK_PERMUTATIONS,
+)
 from cap_core.importers.llmbar import import_llmbar
 
 __all__ = ["build_default", "build_audit_figures", "load_default_sources", "DEFAULT_PUBLIC_DATA", "PUBLISHED_FILES",

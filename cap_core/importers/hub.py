@@ -224,7 +224,11 @@ def fetch(name: str, out: Path | str, *, revision: str | None = None, cache_dir:
     offline = _offline_env() if offline is None else bool(offline)
     try:
         from huggingface_hub import snapshot_download
-        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
+        from huggingface_hub.errors import (
+            HfHubHTTPError,
+            LocalEntryNotFoundError,
+            RepositoryNotFoundError,
+        )
     except ImportError:  # pragma: no cover - huggingface_hub is a dependency
         raise CAPInputError("huggingface_hub is not installed", argument="NAME",
                             fix="pip install -r requirements.txt") from None

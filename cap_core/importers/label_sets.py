@@ -23,7 +23,6 @@ one fold), ``subset`` (native subset), ``response_a`` / ``response_b`` (texts),
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Callable
 

@@ -33,7 +33,6 @@ from cap_core.importers._common import (
 
 __all__ = ["import_llmbar", "read_dataset_file", "read_texts", "llmbar_strategies", "LLMBAR_SETS",
            "ADVERSARIAL_SUBSETS", "DEFAULT_STRATEGIES"]
-           "DEFAULT_STRATEGIES"]
 
 #: The strategies :func:`import_llmbar` keeps unless told otherwise (those of the embedded default data).
 #: ``strategies=None`` (the CLI's default) keeps every strategy present with both orders.

@@ -98,7 +98,6 @@ def load_benchmark(name: str, source: str | Path) -> BenchmarkItems:
                             expected=BENCHMARKS[key][1], fix="point --source at your local copy")
     if label_set is not None:
         from cap_core.importers.label_sets import label_set_items
-
         from cap_core.schema import validate_items
 
         items, notices = label_set_items(label_set, _label_set_root(label_set, src))

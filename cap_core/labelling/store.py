@@ -258,7 +258,11 @@ def labelled_dataset(items: pl.DataFrame, judgments: pl.DataFrame, notices: list
     CAPInputError
         No judgment of any labelled item (argument ``judgments``), or the schema checks.
     """
-    from cap_core.importers._common import ORDER_OPERATOR, declaration, declarations_frame
+    from cap_core.importers._common import (
+        ORDER_OPERATOR,
+        declaration,
+        declarations_frame,
+    )
 
     bench = {i: b for b, i in zip(items["benchmark"], items["item_id"])}
     j = judgments.filter(pl.col("item_id").cast(pl.String).is_in(list(bench)))

@@ -25,7 +25,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cap_core.bootstrap import base_index, base_ratios, check_bootstrap_args, percentile_interval
+from cap_core.bootstrap import (
+    base_index,
+    base_ratios,
+    check_bootstrap_args,
+    percentile_interval,
+)
 from cap_core.errors import CAPInputError
 
 __all__ = ["GRADES_SCHEMA", "CLASSES", "AXES", "validate_grades", "flip_matrix", "validity_at", "validity_intervals"]

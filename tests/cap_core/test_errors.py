@@ -21,7 +21,12 @@ from cap_core.errors import CAPInputError
 from cap_core.importers import import_judgebench, import_llmbar, import_table
 from cap_core.io import MAX_JSON_DEPTH, read_table
 from cap_core.profile.conditions import compute_profile
-from cap_core.schema import validate_declarations, validate_items, validate_judgments, validate_profile
+from cap_core.schema import (
+    validate_declarations,
+    validate_items,
+    validate_judgments,
+    validate_profile,
+)
 
 ITEMS = "benchmark,item_id,gold\nb,1,A\nb,2,B\n"
 JUDGMENTS = "judge,benchmark,item_id,order,verdict\nj,b,1,AB,A\nj,b,2,AB,B\n"

@@ -5,7 +5,11 @@ from __future__ import annotations
 import polars as pl
 
 from cap_core.choice.leaderboard import LEADERBOARD_SCHEMA
-from components.leaderboard import leaderboard_figure, leaderboard_table, weights_caption
+from components.leaderboard import (
+    leaderboard_figure,
+    leaderboard_table,
+    weights_caption,
+)
 
 
 def _board():

@@ -173,9 +173,8 @@ def choose_view(sel: Chosen) -> ChooseView:
 @st.cache_data(max_entries=4, show_spinner="Writing the report…")
 def _html(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
           weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
-    from cap_core.choice.report import html_report
-
     from cap_core.choice.filters import parse_filters
+    from cap_core.choice.report import html_report
 
     text = html_report(_view.choice, _view.rows.drop("label"), benchmark=benchmark, filters=parse_filters(filters_text),
                        coverage_notes=_view.coverage_notes, fingerprint=fingerprint, level=config.LEVEL,

@@ -27,7 +27,10 @@ def spearman_benchmarks(fingerprint: str, include_published: bool, condition: st
 def spearman_conditions(fingerprint: str, include_published: bool, view: str, _prof: pl.DataFrame
                         ) -> tuple[pl.DataFrame, dict]:
     """Cross-condition Spearman pairs on one view (CAP App. G) and their redundancy summary."""
-    from cap_core.analyses.rank_stability import cross_condition_spearman, redundancy_summary
+    from cap_core.analyses.rank_stability import (
+        cross_condition_spearman,
+        redundancy_summary,
+    )
 
     pairs = cross_condition_spearman(_prof, view, exact=True)
     return pairs, redundancy_summary(pairs)
@@ -37,6 +40,9 @@ def spearman_conditions(fingerprint: str, include_published: bool, view: str, _p
 def strict_and_c8(fingerprint: str, include_published: bool, _prof: pl.DataFrame
                   ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Strict vs pure consistency for C5–C7 (CAP App. H) and conditional vs unconditional C8 (CAP §4.1)."""
-    from cap_core.analyses.consistency import c8_conditional_unconditional, strict_vs_consistency
+    from cap_core.analyses.consistency import (
+        c8_conditional_unconditional,
+        strict_vs_consistency,
+    )
 
     return strict_vs_consistency(_prof), c8_conditional_unconditional(_prof)

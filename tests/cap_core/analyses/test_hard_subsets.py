@@ -51,7 +51,10 @@ def test_bad_inputs():
 
 
 def test_constructed_subset_from_a_users_construction():
-    from cap_core.analyses.hard_subsets import CONSTRUCTED_NOTE, hard_constructed_profile
+    from cap_core.analyses.hard_subsets import (
+        CONSTRUCTED_NOTE,
+        hard_constructed_profile,
+    )
 
     # the user's construction names i0, i4 and i1 (i1p is the polished variant of i1 and comes along)
     res = hard_constructed_profile(qc_dataset(), "toy", ["i0", "i4", "i1"], n_resamples=50)

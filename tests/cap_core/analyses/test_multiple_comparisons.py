@@ -6,7 +6,12 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cap_core.analyses.judge_comparison import adjust_separated, bootstrap_p, compare_judges, compare_many
+from cap_core.analyses.judge_comparison import (
+    adjust_separated,
+    bootstrap_p,
+    compare_judges,
+    compare_many,
+)
 from cap_core.cli.main import main
 from cap_core.dataset import save_dataset
 from cap_core.errors import CAPInputError

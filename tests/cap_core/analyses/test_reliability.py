@@ -17,13 +17,15 @@ from cap_core.analyses.reliability import (
     alpha_nominal,
     load_families,
     self_preference,
+)
+from cap_core.analyses.reliability import (
     test_retest as retest,
 )
 from cap_core.dataset import load_dataset
 from cap_core.errors import CAPInputError
-from cap_core.schema import validate_items
 from cap_core.judging.local_providers import register_offline_provider, section
 from cap_core.judging.run import RunSpec, run_judging
+from cap_core.schema import validate_items
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 _CALLS: Counter = Counter()
@@ -31,7 +33,7 @@ _CALLS: Counter = Counter()
 
 def _fake(name: str, messages) -> str:
     prompt = "\n".join(str(m.get("content", "")) for m in messages)
-    q, a, b = section(prompt, "Question"), section(prompt, "Answer A"), section(prompt, "Answer B")
+    q, a, _b = section(prompt, "Question"), section(prompt, "Answer A"), section(prompt, "Answer B")
     if name == "retest":  # FLIP items alternate A, B, A, ... from call to call; ALWAYS-B items say B
         _CALLS[prompt] += 1
         if "FLIP" in q:

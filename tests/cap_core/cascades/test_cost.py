@@ -5,7 +5,13 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from cap_core.cascades.cost import cost_notices, cost_summary, item_costs, load_prices, token_basis
+from cap_core.cascades.cost import (
+    cost_notices,
+    cost_summary,
+    item_costs,
+    load_prices,
+    token_basis,
+)
 from cap_core.dataset import Dataset, load_dataset
 from cap_core.errors import CAPInputError
 

@@ -7,7 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from cap_core.choice.sample_size import items_for_parity, items_to_separate, more_items, per_item_variance
+from cap_core.choice.sample_size import (
+    items_for_parity,
+    items_to_separate,
+    more_items,
+    per_item_variance,
+)
 from cap_core.errors import CAPInputError
 
 Z975, Z80, Z95, Z90 = 1.959964, 0.841621, 1.644854, 1.281552

@@ -12,7 +12,11 @@ from cap_core import config
 from cap_core.audit.shipped import read_shipped_audit
 from cap_core.audit.surface import AUDIT_SCHEMA
 from cap_core.dataset import load_dataset
-from cap_core.importers.default_data import PUBLISHED_FILES, build_audit_figures, build_default
+from cap_core.importers.default_data import (
+    PUBLISHED_FILES,
+    build_audit_figures,
+    build_default,
+)
 
 
 def test_embedded_data_matches_a_fresh_build(tmp_path, shared_dir, default_data_dir):

@@ -8,7 +8,13 @@ import os
 import polars as pl
 import pytest
 
-from cap_core.judging.choice import choices_line, from_logprobs, is_choice, model_of, read_choice
+from cap_core.judging.choice import (
+    choices_line,
+    from_logprobs,
+    is_choice,
+    model_of,
+    read_choice,
+)
 from cap_core.judging.request import JudgeRequest, cache_key
 from cap_core.judging.smollm import available
 

@@ -9,7 +9,10 @@ import pytest
 from scipy.stats import norm
 
 from cap_core.errors import CAPInputError
-from cap_core.labelling.plan import disagreement_rate, per_item_variance_from_disagreement
+from cap_core.labelling.plan import (
+    disagreement_rate,
+    per_item_variance_from_disagreement,
+)
 
 pytest.importorskip("cap_core.choice.sample_size")  # the shared formulas (branch choose) -- merged by the lead
 
