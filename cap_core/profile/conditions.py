@@ -53,12 +53,11 @@ from cap_core.bootstrap import (
     benchmark_seed,
     check_bootstrap_args,
     percentile_interval,
-    ratio_replicates,
-    stratified_counts,
 )
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
+from cap_core.profile.engine import CELL, DIFF, NONE, PROD, BenchStats, bench_replicates, cached_stats
 from cap_core.profile.units import Cells, add_cells, load_units, prepare
 from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
@@ -169,11 +168,11 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
     return f"{base} (n={n})"
 
 
-def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], n_resamples: int, seed: int,
-                       by_subset: bool):
+def _benchmark_stats(ds: Dataset, bench: str, prepped, judges_sel: list[str], by_subset: bool) -> BenchStats | None:
+    """Per-base sufficient statistics and row labels of one benchmark (None without judgments)."""
     items_b, coded_b = (p.get((bench,)) for p in prepped)
     if coded_b is None or coded_b.height == 0:
-        return [], np.zeros((n_resamples, 0))
+        return None
     plans = plan_benchmark(ds, bench)
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
     u, judges, orders = load_units(items_b, coded_b, judges_sel, extra)
@@ -185,38 +184,76 @@ def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], 
     num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
-    counts, perm = stratified_counts(u.n_base, n_resamples, benchmark_seed(seed, bench), u.strata)
-    reps = 100.0 * ratio_replicates(counts, num[perm], den[perm], den_col)
-    rows, cols = [], []
-    nan_col = np.full(n_resamples, np.nan)
+    rows, kinds, k0, k1 = [], [], [], []
+    specs = _row_specs(plans, subsets)
     for j, judge in enumerate(judges):
-        for s, cond, metric, kind, keys in _row_specs(plans, subsets):
+        for s, cond, metric, kind, keys in specs:
             ks = [cells.idx(k, j) for k in keys]
             if kind == "none":
-                v, rep, n, ex = np.nan, nan_col, 0, 0
+                v, n, ex, code = np.nan, 0, 0, NONE
             elif kind == "cell":
-                v, rep, n, ex = val[ks[0]], reps[:, ks[0]], tot_den[ks[0]], tot_excl[ks[0]]
+                v, n, ex, code = val[ks[0]], tot_den[ks[0]], tot_excl[ks[0]], CELL
             elif kind == "diff":
-                v, rep = val[ks[0]] - val[ks[1]], reps[:, ks[0]] - reps[:, ks[1]]
+                v, code = val[ks[0]] - val[ks[1]], DIFF
                 use = ks if metric == "surface_gap" else ks[:1]
                 n, ex = sum(tot_den[k] for k in use), sum(tot_excl[k] for k in use)
             else:  # prod: accuracy x conditional supported, both in percent
-                v, rep = val[ks[0]] * val[ks[1]] / 100.0, reps[:, ks[0]] * reps[:, ks[1]] / 100.0
+                v, code = val[ks[0]] * val[ks[1]] / 100.0, PROD
                 n, ex = tot_den[ks[0]], tot_excl[ks[0]]
-            if np.isnan(v):
-                rep = nan_col
             plan = None if cond == "overall" else plans[cond]
             status = "" if cond == "overall" else plan.status
             if np.isnan(v):
-                status = "unavailable"
+                status, code = "unavailable", NONE
+            kinds.append(code)
+            k0.append(ks[0] if ks else 0)
+            k1.append(ks[1] if len(ks) > 1 else 0)
             rows.append({
                 "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
                 "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
                 "status": status, "operator": _operator(plan, cond, metric, s, orders, int(round(n))),
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
-            cols.append(rep)
-    return rows, np.column_stack(cols)
+    return BenchStats(bench, u.n_base, np.asarray(u.strata), num, den, np.asarray(den_col, dtype=np.int64),
+                      tuple(rows), np.asarray(kinds, dtype=np.int8), np.asarray(k0, dtype=np.int64),
+                      np.asarray(k1, dtype=np.int64))
+
+
+def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool) -> tuple[BenchStats, ...]:
+    """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint."""
+    def build():
+        prepped = prepare(ds, judge_list)
+        parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
+                 for name in ("items", "judgments", "declarations")}
+        out = []
+        for bench in benches:
+            sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
+                            ("items", "judgments", "declarations")))  # one benchmark, already validated
+            st = _benchmark_stats(sub, bench, prepped, judge_list, bool(by_subset))
+            if st is not None:
+                out.append(st)
+        return tuple(out)
+
+    return cached_stats(("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset)), build)
+
+
+def profile_from_stats(stats, n_resamples: int, seed: int, level: float) -> ProfileResult:
+    """The :class:`ProfileResult` of sufficient statistics (bootstrap of :func:`compute_profile`)."""
+    blocks = [bench_replicates(st, int(n_resamples), benchmark_seed(int(seed), st.benchmark)) for st in stats]
+    rows = [dict(r) for st in stats for r in st.rows]
+    reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
+    low, high = percentile_interval(reps, level=float(level), axis=0)
+    for i, row in enumerate(rows):
+        v = row["value"]
+        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
+        if v is None:
+            row["ci_low"] = row["ci_high"] = None
+        elif np.isnan(lo) or row["n_items"] == 1:
+            row["ci_low"] = row["ci_high"] = v
+        else:
+            row["ci_low"], row["ci_high"] = float(lo), float(hi)
+        row["source"] = "computed"
+    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
+    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed), level=float(level))
 
 
 def compute_profile(
@@ -268,27 +305,4 @@ def compute_profile(
         under one base item.
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
-    rows, blocks = [], []
-    prepped = prepare(ds, judge_list)
-    parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
-             for name in ("items", "judgments", "declarations")}
-    for bench in benches:
-        sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
-                        ("items", "judgments", "declarations")))  # one benchmark, already validated
-        r, rep = _benchmark_profile(sub, bench, prepped, judge_list, int(n_resamples), int(seed), bool(by_subset))
-        rows += r
-        blocks.append(rep)
-    reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
-    low, high = percentile_interval(reps, level=float(level), axis=0)
-    for i, row in enumerate(rows):
-        v = row["value"]
-        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
-        if v is None:
-            row["ci_low"] = row["ci_high"] = None
-        elif np.isnan(lo) or row["n_items"] == 1:
-            row["ci_low"] = row["ci_high"] = v
-        else:
-            row["ci_low"], row["ci_high"] = float(lo), float(hi)
-        row["source"] = "computed"
-    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
-    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed), level=float(level))
+    return profile_from_stats(profile_stats(ds, benches, judge_list, bool(by_subset)), n_resamples, seed, level)
