@@ -54,6 +54,7 @@ from cap_core.bootstrap import (
     check_bootstrap_args,
     percentile_interval,
 )
+from cap_core import verdicts
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
@@ -233,7 +234,9 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
                 out.append(st)
         return tuple(out)
 
-    return cached_stats(("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset)), build)
+    # keyed by the data, the selection and the verdict rule in force (a patched rule is a different key)
+    key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), verdicts.verdict_flags)
+    return cached_stats(key, build)
 
 
 def profile_from_stats(stats, n_resamples: int, seed: int, level: float) -> ProfileResult:

@@ -21,7 +21,7 @@ from cap_core.bootstrap import base_index, per_base_sums
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import reference_variant
-from cap_core.verdicts import verdict_rows
+from cap_core import verdicts
 
 #: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
 #: apart (pure consistency: the same verdict twice); correctness comes from the flags.
@@ -63,23 +63,36 @@ def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
     """Index items and code the verdict rows of every benchmark in one pass.
 
     Returns two dicts keyed by ``(benchmark,)``: items with ``idx`` (row within the
-    benchmark), and the verdict rows of the given judges
-    (:func:`cap_core.verdicts.verdict_rows`, so a missing (item, order) is a row) with
-    ``g`` (position in ``judges``), ``idx``, ``o`` (0 = AB, 1 = BA), ``code`` (verdict
-    code), ``ok`` / ``bad`` (Int8 ``correct`` / ``excluded`` flags) and ``rs``
-    (rationale_supported, -1 when null).
+    benchmark), and the verdict rows of the given judges (the expected cells of
+    :func:`cap_core.verdicts.verdict_grid`, so a missing (item, order) is a row, with the
+    flags of :func:`cap_core.verdicts.verdict_flags`) with ``g`` (position in
+    ``judges``), ``idx``, ``o`` (0 = AB, 1 = BA), ``code`` (verdict code), ``ok`` /
+    ``bad`` (Int8 ``correct`` / ``excluded`` flags) and ``rs`` (rationale_supported, -1
+    when null). Integer keys throughout: no join or string comparison per verdict row
+    beyond the grid's own.
     """
     items = ds.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
     carry = ("rationale_supported",) if "rationale_supported" in ds.judgments.columns else ()
-    rows = verdict_rows(ds, judges=judges, carry=carry)
+    grid = verdicts.verdict_grid(ds, None, list(judges), carry)
+    by_bench = items.partition_by("benchmark", as_dict=True)
+    if grid is None:
+        return by_bench, {}
+    sorted_items, names, cols = grid
+    # per sorted item: benchmark code, row within its benchmark, gold
+    bench_names = sorted(sorted_items.get_column("benchmark").unique().to_list())
+    b_code = (sorted_items.get_column("benchmark").rank("dense") - 1).cast(pl.Int64).to_numpy()
+    idx = items.get_column("idx").to_numpy()[sorted_items.get_column("item_row").to_numpy()]
+    g_of = np.searchsorted(np.asarray(judges, dtype=object), np.asarray(names, dtype=object))
+    item = cols.get_column("item").to_numpy()
     rs = pl.col("rationale_supported") if carry else pl.lit(None)
-    coded = (rows.join(items.select("benchmark", "item_id", "idx"), on=["benchmark", "item_id"], how="inner")
-             .select("benchmark",
-                     pl.col("judge").replace_strict(judges, list(range(len(judges))), return_dtype=pl.Int64).alias("g"),
-                     "idx", (pl.col("order") == "BA").cast(pl.Int8).alias("o"), _code().alias("code"),
+    coded = (cols.with_columns(sorted_items.get_column("gold").gather(cols.get_column("item")).alias("gold"))
+             .with_columns(verdicts.verdict_flags())  # looked up at call time: the one rule
+             .select(pl.Series("b", b_code[item]), pl.Series("g", g_of[cols.get_column("judge").to_numpy()]),
+                     pl.Series("idx", idx[item]), pl.col("order").cast(pl.Int8).alias("o"), _code().alias("code"),
                      pl.col("correct").cast(pl.Int8).alias("ok"), pl.col("excluded").cast(pl.Int8).alias("bad"),
                      rs.cast(pl.Int8).fill_null(-1).alias("rs")))
-    return items.partition_by("benchmark", as_dict=True), coded.partition_by("benchmark", as_dict=True)
+    parts = coded.partition_by("b", as_dict=True, include_key=False)
+    return by_bench, {(bench_names[k[0]],): part for k, part in parts.items()}
 
 
 def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
