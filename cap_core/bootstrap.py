@@ -243,16 +243,23 @@ class StratifiedRatios:
             lab = np.asarray(strata)
             self.perm = np.argsort(lab, kind="stable")
             self.sizes = np.unique(lab, return_counts=True)[1].tolist()
-        both = np.hstack([num, den])[self.perm]
-        # Exact in float32 when every value is a multiple of 1/2 and no replicate sum can
-        # reach 2**23 (a unit is drawn at most m times in a stratum of m units): the same
-        # rule as ratio_replicates with the largest possible count, so both forms give
-        # equal replicates. Otherwise double precision.
-        twice = 2.0 * both
-        self.exact32 = bool(np.array_equal(twice, np.round(twice))) and \
-            float(np.abs(twice).sum(axis=0).max(initial=0.0)) * max(self.sizes + [1]) < 2.0**23
-        self.both = both.astype(np.float32 if self.exact32 else np.float64)
+        self.both = np.hstack([num, den])[self.perm]
+        # Single precision is exact when every value is a multiple of 1/2 and no replicate
+        # sum can reach 2**23: the rule of ratio_replicates, decided per block of draws from
+        # its largest count. Either precision then gives the same (exact) sums.
+        twice = 2.0 * self.both
+        self.halves = bool(np.array_equal(twice, np.round(twice)))
+        self.col_bound = float(np.abs(twice).sum(axis=0).max(initial=0.0))
+        self._single = None
         self.den_index = None if den_index is None else np.asarray(den_index, dtype=np.int64)
+
+    def _product(self, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """``counts @ both[lo:hi]`` in float64, computed in float32 when that is exact."""
+        if self.halves and self.col_bound * float(counts.max(initial=0)) < 2.0**23:
+            if self._single is None:
+                self._single = self.both.astype(np.float32)
+            return (counts.astype(np.float32) @ self._single[lo:hi]).astype(np.float64)
+        return counts.astype(np.float64) @ self.both[lo:hi]
 
     def replicates(self, b: int, seed: int, block_draws: int = BLOCK_DRAWS) -> np.ndarray:
         """Replicates ``(b, K)`` float64 under ``stratified_counts(n, b, seed, strata)``.
@@ -273,15 +280,13 @@ class StratifiedRatios:
             start = 0
             with _one_blas_thread():
                 if whole:
-                    counts = self._counts(rng, itype, b, 0, n, self.sizes)
-                    acc = (counts.astype(self.both.dtype) @ self.both).astype(np.float64)
+                    acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes), 0, n)
                 else:
                     for m in self.sizes:
-                        block = self.both[start:start + m]
                         step = max(1, block_draws // m)
                         for r0 in range(0, b, step):
                             cnt = self._counts(rng, itype, min(b, r0 + step) - r0, start, m, [m])
-                            acc[r0:r0 + cnt.shape[0]] += (cnt.astype(block.dtype) @ block).astype(np.float64)
+                            acc[r0:r0 + cnt.shape[0]] += self._product(cnt, start, start + m)
                         start += m
         top, bottom = acc[:, :self.k], acc[:, self.k:]
         if self.den_index is not None:
