@@ -59,7 +59,14 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
 from cap_core.profile.engine import CELL, DIFF, NONE, PROD, BenchStats, bench_replicates, cached_stats
-from cap_core.profile.units import Cells, add_cells, load_units, prepare
+from cap_core.profile.units import (
+    BenchContext,
+    bench_context,
+    code_judgments,
+    item_key,
+    merge_cells,
+    partition_cells,
+)
 from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
 __all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC"]
@@ -169,27 +176,18 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
     return f"{base} (n={n})"
 
 
-def _benchmark_stats(ds: Dataset, bench: str, prepped, judges_sel: list[str], by_subset: bool) -> BenchStats | None:
-    """Per-base sufficient statistics and row labels of one benchmark (None without judgments)."""
-    items_b, coded_b = (p.get((bench,)) for p in prepped)
-    if coded_b is None or coded_b.height == 0:
-        return None
-    plans = plan_benchmark(ds, bench)
-    extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
-    u, judges, orders = load_units(items_b, coded_b, judges_sel, extra)
-    subsets = ["all"]
-    if by_subset:
-        subsets += sorted(s for s in u.items.get_column("subset").unique().to_list() if s != "all")
-    cells = Cells(len(judges), u.n_base)
-    add_cells(cells, u, plans, orders, subsets, bench)
-    num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
+def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
+    """Profile rows and sufficient statistics of one benchmark from its merged per-base sums."""
+    types, num, den, den_col, tot_num, tot_den, tot_excl = merged
+    plans, judges, orders, subsets, bench = ctx.plans, ctx.judges, ctx.orders, ctx.subsets, ctx.bench
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
+    type_of = {k: t for t, k in enumerate(types)}
     rows, kinds, k0, k1 = [], [], [], []
     specs = _row_specs(plans, subsets)
     for j, judge in enumerate(judges):
         for s, cond, metric, kind, keys in specs:
-            ks = [cells.idx(k, j) for k in keys]
+            ks = [type_of[k] * len(judges) + j for k in keys]
             if kind == "none":
                 v, n, ex, code = np.nan, 0, 0, NONE
             elif kind == "cell":
@@ -214,25 +212,58 @@ def _benchmark_stats(ds: Dataset, bench: str, prepped, judges_sel: list[str], by
                 "status": status, "operator": _operator(plan, cond, metric, s, orders, int(round(n))),
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
-    return BenchStats(bench, u.n_base, np.asarray(u.strata), num, den, np.asarray(den_col, dtype=np.int64),
+    return BenchStats(bench, ctx.n_base, np.asarray(ctx.strata), num, den, np.asarray(den_col, dtype=np.int64),
                       tuple(rows), np.asarray(kinds, dtype=np.int8), np.asarray(k0, dtype=np.int64),
                       np.asarray(k1, dtype=np.int64))
+
+
+def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
+                     facts: pl.DataFrame, bench_names: list[str], run_parts) -> tuple[BenchStats, ...]:
+    """Sufficient statistics of every benchmark, with the per-base sums computed by ``run_parts``.
+
+    Parameters
+    ----------
+    ds_small : Dataset
+        Items and declarations of the data, and judgments enough for
+        :func:`cap_core.profile.coverage.plan_benchmark` (orders, evaluated rationales).
+    facts : polars.DataFrame
+        Distinct ``b``, ``g``, ``o`` of the coded judgments (:func:`cap_core.profile.units.code_judgments`).
+    bench_names : list of str
+        Names the ``b`` codes index.
+    run_parts : callable
+        ``run_parts(contexts)`` with ``{benchmark: BenchContext}`` returns ``{benchmark:
+        [PartCells, ...]}`` (the engine's work: every base item in exactly one part).
+    """
+    items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
+    items_by = items.partition_by("benchmark", as_dict=True)
+    decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
+    jud_by = ds_small.judgments.partition_by("benchmark", as_dict=True)
+    contexts = {}
+    for bench in benches:
+        f = facts.filter(pl.col("b") == bench_names.index(bench)) if bench in bench_names else facts.clear()
+        if f.height == 0:
+            continue
+        sub = Dataset(items_by[(bench,)], jud_by.get((bench,), ds_small.judgments.clear()),
+                      decl_by.get((bench,), ds_small.declarations.clear()))
+        orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
+        contexts[bench] = bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
+                                        judge_list, plan_benchmark(sub, bench), by_subset)
+    parts = run_parts(contexts)
+    return tuple(_bench_rows(ctx, merge_cells(ctx, parts[bench])) for bench, ctx in contexts.items())
 
 
 def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool) -> tuple[BenchStats, ...]:
     """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint."""
     def build():
-        prepped = prepare(ds, judge_list)
-        parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
-                 for name in ("items", "judgments", "declarations")}
-        out = []
-        for bench in benches:
-            sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
-                            ("items", "judgments", "declarations")))  # one benchmark, already validated
-            st = _benchmark_stats(sub, bench, prepped, judge_list, bool(by_subset))
-            if st is not None:
-                out.append(st)
-        return tuple(out)
+        key, names = item_key(ds.items)
+        coded = code_judgments(ds.judgments, key, judge_list).collect()
+        coded_by = coded.partition_by("b", as_dict=True)
+        facts = coded.select("b", "g", "o").unique()
+
+        def run_parts(contexts):  # in memory: each benchmark is one part
+            return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
+                    for bench, ctx in contexts.items()}
+        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts)
 
     # keyed by the data, the selection and the verdict rule in force (a patched rule is a different key)
     key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), verdicts.verdict_flags)
