@@ -9,7 +9,7 @@ Verbs
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
     audits (the slow part, minutes).
-``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] --out FILE.csv``
+``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] [--engine memory|stream|dask [--scheduler ADDRESS]] --out FILE.csv``
     Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV.
 ``coverage --data DIR --out FILE.csv``
     Write the benchmark × condition coverage matrix.
@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--seed", type=SEED, default=0)
     pr.add_argument("--level", type=float, default=0.95)
     pr.add_argument("--by-subset", action="store_true", help="also profile each native subset")
+    pr.add_argument("--engine", choices=("memory", "stream", "dask"), default="memory",
+                    help="where the per-base-item statistics are computed: in memory (default), streamed from "
+                         "Parquet (larger than memory) or on a Dask cluster; the bootstrap always runs here")
+    pr.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a local cluster")
+    pr.add_argument("--workers", type=int, default=2, help="workers of the local Dask cluster (default 2)")
     pr.add_argument("--out", type=Path, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
@@ -143,16 +148,33 @@ def _profile(args: argparse.Namespace) -> str:
             got=args.bootstrap,
             fix="pass --bootstrap 1000",
         )
-    ds = load_dataset(args.data)
-    res = compute_profile(
-        ds,
-        n_resamples=args.bootstrap,
-        seed=args.seed,
-        level=args.level,
-        benchmarks=args.benchmark,
-        judges=args.judge,
-        by_subset=args.by_subset,
-    )
+    if args.scheduler and args.engine != "dask":
+        raise CAPInputError("--scheduler needs the Dask engine", argument="--scheduler", got=args.scheduler,
+                            expected="--engine dask", fix="add --engine dask, or drop --scheduler")
+    if args.engine == "memory":
+        res = compute_profile(load_dataset(args.data), n_resamples=args.bootstrap, seed=args.seed, level=args.level,
+                              benchmarks=args.benchmark, judges=args.judge, by_subset=args.by_subset)
+    else:
+        from cap_core.profile.conditions import profile_from_stats
+
+        opts = {"benchmarks": args.benchmark, "judges": args.judge, "by_subset": args.by_subset}
+        if args.engine == "stream":
+            from cap_core.profile.engine_stream import stream_stats
+            stats = stream_stats(args.data, **opts)
+        else:
+            from cap_core.profile.engine_dask import connect, dask_stats
+            if args.workers < 1:
+                raise CAPInputError("--workers must be at least 1", argument="--workers", got=args.workers,
+                                    expected="an integer >= 1", fix="pass --workers 2")
+            client = connect(args.scheduler, n_workers=args.workers)
+            try:
+                stats = dask_stats(args.data, client=client, **opts)
+            finally:
+                cluster = getattr(client, "cluster", None) if not args.scheduler else None
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+        res = profile_from_stats(stats, args.bootstrap, args.seed, args.level)
     write_csv(res.profile, args.out)
     return f"wrote {res.profile.height} profile rows to {args.out}"
 
