@@ -234,8 +234,9 @@ class StratifiedRatios:
 
     def __init__(self, n: int, strata: np.ndarray | None, num: np.ndarray, den: np.ndarray,
                  den_index: np.ndarray | None = None):
-        num = np.asarray(num, dtype=np.float64)
-        den = np.asarray(den, dtype=np.float64)
+        num, den = np.asarray(num), np.asarray(den)
+        if not (np.issubdtype(num.dtype, np.floating) and np.issubdtype(den.dtype, np.floating)):
+            num, den = num.astype(np.float64), den.astype(np.float64)
         self.n, self.k, self.strata = int(n), num.shape[1], strata
         if strata is None or n == 0:
             self.perm, self.sizes = np.arange(n), [n]
@@ -243,23 +244,34 @@ class StratifiedRatios:
             lab = np.asarray(strata)
             self.perm = np.argsort(lab, kind="stable")
             self.sizes = np.unique(lab, return_counts=True)[1].tolist()
-        self.both = np.hstack([num, den])[self.perm]
-        # Single precision is exact when every value is a multiple of 1/2 and no replicate
-        # sum can reach 2**23: the rule of ratio_replicates, decided per block of draws from
-        # its largest count. Either precision then gives the same (exact) sums.
-        twice = 2.0 * self.both
-        self.halves = bool(np.array_equal(twice, np.round(twice)))
-        self.col_bound = float(np.abs(twice).sum(axis=0).max(initial=0.0))
-        self._single = None
+        # [num | den] with rows permuted, filled in row blocks (no full-size temporaries). Single precision is
+        # exact when every value is a multiple of 1/2 and no replicate sum can reach 2**23: the rule of
+        # ratio_replicates, decided per block of draws from its largest count (either precision then gives
+        # the same exact sums). Such values are kept in float32 only (halves below 2**23 are exact there).
+        width = self.k + den.shape[1]
+        dtype = np.result_type(num.dtype, den.dtype)
+        both = np.empty((self.n, width), dtype=dtype)
+        bound = np.zeros(width)
+        halves = True
+        for r0 in range(0, self.n, 1 << 16):
+            rows = self.perm[r0:r0 + (1 << 16)]
+            blk = both[r0:r0 + rows.size]
+            blk[:, :self.k] = num[rows]
+            blk[:, self.k:] = den[rows]
+            twice = 2.0 * blk.astype(np.float64)
+            halves = halves and bool(np.array_equal(twice, np.round(twice)))
+            bound += np.abs(twice).sum(axis=0)
+        self.halves = halves
+        self.col_bound = float(bound.max(initial=0.0))
+        self.both = both.astype(np.float32, copy=False) if halves and self.col_bound < 2.0**24 else \
+            both.astype(np.float64, copy=False)
         self.den_index = None if den_index is None else np.asarray(den_index, dtype=np.int64)
 
     def _product(self, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """``counts @ both[lo:hi]`` in float64, computed in float32 when that is exact."""
         if self.halves and self.col_bound * float(counts.max(initial=0)) < 2.0**23:
-            if self._single is None:
-                self._single = self.both.astype(np.float32)
-            return (counts.astype(np.float32) @ self._single[lo:hi]).astype(np.float64)
-        return counts.astype(np.float64) @ self.both[lo:hi]
+            return (counts.astype(np.float32) @ self.both[lo:hi].astype(np.float32, copy=False)).astype(np.float64)
+        return counts.astype(np.float64) @ self.both[lo:hi].astype(np.float64, copy=False)
 
     def replicates(self, b: int, seed: int, block_draws: int = BLOCK_DRAWS) -> np.ndarray:
         """Replicates ``(b, K)`` float64 under ``stratified_counts(n, b, seed, strata)``.
