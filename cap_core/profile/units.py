@@ -408,17 +408,20 @@ def merge_cells(ctx: BenchContext, parts: list[PartCells]):
     """
     parts = [p for p in parts if p.rows.size]
     first = parts[0]
+    tot = [np.sum([getattr(p, f) for p in parts], axis=0) for f in ("tot_num", "tot_den", "tot_excl")]
+    if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(first.rows, np.arange(ctx.n_base)):
+        return first.types, first.num, first.den, first.den_col, tot[0], tot[1], tot[2]  # one part: as it is
 
     def halves(x):
         return bool(np.array_equal(2.0 * x, np.round(2.0 * x))) and float(np.abs(x).max(initial=0.0)) < 2.0**22
 
     # sums of halves below 2**22 are exact in float32: half the memory for large benchmarks, same numbers
-    exact = all(halves(p.num) and halves(p.den) for p in parts)
+    big = sum(p.num.nbytes + p.den.nbytes for p in parts) > 2**28
+    exact = big and all(halves(p.num) and halves(p.den) for p in parts)
     dtype = np.float32 if exact else np.float64
     num = np.zeros((ctx.n_base, first.num.shape[1]), dtype=dtype)
     den = np.zeros((ctx.n_base, first.den.shape[1]), dtype=dtype)
     for p in parts:
         num[p.rows] = p.num
         den[p.rows] = p.den
-    tot = [np.sum([getattr(p, f) for p in parts], axis=0) for f in ("tot_num", "tot_den", "tot_excl")]
     return first.types, num, den, first.den_col, tot[0], tot[1], tot[2]
