@@ -329,6 +329,9 @@ def compute_profile(
         ``(n_resamples, profile.height)`` in percent. Conditions the benchmark
         cannot measure appear as one null row with status ``unavailable``. Judges
         get rows only on benchmarks where they have judgments. Rules: module doc.
+        The per-base-item statistics are computed once per (dataset fingerprint,
+        benchmarks, judges, ``by_subset``) and kept (:mod:`cap_core.profile.engine`):
+        another seed, level or number of resamples only resamples them.
 
     Raises
     ------

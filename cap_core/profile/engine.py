@@ -45,9 +45,10 @@ class BenchStats:
     strata : numpy.ndarray
         ``(n_base,)`` stratum label of every base item.
     num : numpy.ndarray
-        ``(n_base, K)`` float64 per-base numerator sums of the ``K`` cells.
+        ``(n_base, K)`` per-base numerator sums of the ``K`` cells (float64; float32 for
+        large statistics whose values are exact there: sums of halves below ``2**22``).
     den : numpy.ndarray
-        ``(n_base, D)`` float64 per-base denominator sums; ``den_col`` ``(K,)`` int64
+        ``(n_base, D)`` per-base denominator sums (same dtype); ``den_col`` ``(K,)`` int64
         gives the column of ``den`` of each cell.
     rows : tuple of dict
         The profile rows (``PROFILE_SCHEMA`` fields except ``ci_low``, ``ci_high``,
