@@ -36,7 +36,8 @@ import polars as pl
 from cap_core.config import MAX_RESAMPLES
 from cap_core.errors import CAPInputError
 
-__all__ = ["resample_counts", "stratified_counts", "percentile_interval", "ratio_replicates", "check_bootstrap_args",
+__all__ = ["resample_counts", "stratified_counts", "stratified_ratio_replicates",
+           "StratifiedRatios", "percentile_interval", "ratio_replicates", "check_bootstrap_args",
            "base_index", "per_base_sums", "base_ratios", "BaseRatios"]
 
 
@@ -188,15 +189,134 @@ def stratified_counts(n: int, b: int, seed: int, strata: np.ndarray | None) -> t
     if n == 0:
         return np.zeros((b, 0), dtype=np.int64), perm
     rng = np.random.default_rng(seed)
-    # int32 positions halve the memory traffic; fall back to int64 for huge b * n
+    # positions are drawn as int32 (the documented stream; int64 for huge b * n) and
+    # offset into an int64 buffer, which np.bincount takes without another copy
     itype = np.int32 if b * n < 2**31 else np.int64
-    draws = np.empty((b, n), dtype=itype)
-    rows = np.arange(b, dtype=itype)[:, None] * n
+    draws = np.empty((b, n), dtype=np.int64)
+    rows = np.arange(b, dtype=np.int64)[:, None] * n
     start = 0
     for m in sizes:
         np.add(rng.integers(0, m, size=(b, m), dtype=itype), rows + start, out=draws[:, start:start + m])
         start += m
     return np.bincount(draws.ravel(), minlength=b * n).reshape(b, n), perm
+
+
+#: Above this many draws (resamples x units) :func:`stratified_ratio_replicates` works
+#: in blocks instead of holding the whole count matrix (8 bytes per draw).
+BLOCK_DRAWS = 2**23
+
+
+def stratified_ratio_replicates(n: int, b: int, seed: int, strata: np.ndarray | None, num: np.ndarray,
+                                den: np.ndarray, den_index: np.ndarray | None = None,
+                                block_draws: int = BLOCK_DRAWS) -> np.ndarray:
+    """``ratio_replicates(counts, num[perm], den[perm], den_index)`` for ``stratified_counts(n, b, seed, strata)``.
+
+    Shorthand for ``StratifiedRatios(n, strata, num, den, den_index).replicates(b, seed,
+    block_draws)``; see :class:`StratifiedRatios`.
+    """
+    return StratifiedRatios(n, strata, num, den, den_index).replicates(b, seed, block_draws)
+
+
+class StratifiedRatios:
+    """Ratio-of-sums cells over ``n`` stratified units, ready to be resampled many times.
+
+    Holds the per-unit sums permuted so strata are contiguous, side by side
+    (``[num | den]``) and already in the precision the product needs, so that each
+    :meth:`replicates` call only draws, counts and multiplies.
+
+    Parameters
+    ----------
+    n : int
+        Number of units; ``strata`` ``(n,)`` their stratum labels (None: one stratum).
+    num, den, den_index
+        As in :func:`ratio_replicates`, rows in the original unit order.
+    """
+
+    def __init__(self, n: int, strata: np.ndarray | None, num: np.ndarray, den: np.ndarray,
+                 den_index: np.ndarray | None = None):
+        num, den = np.asarray(num), np.asarray(den)
+        if not (np.issubdtype(num.dtype, np.floating) and np.issubdtype(den.dtype, np.floating)):
+            num, den = num.astype(np.float64), den.astype(np.float64)
+        self.n, self.k, self.strata = int(n), num.shape[1], strata
+        if strata is None or n == 0:
+            self.perm, self.sizes = np.arange(n), [n]
+        else:
+            lab = np.asarray(strata)
+            self.perm = np.argsort(lab, kind="stable")
+            self.sizes = np.unique(lab, return_counts=True)[1].tolist()
+        # [num | den] with rows permuted, filled in row blocks (no full-size temporaries). Single precision is
+        # exact when every value is a multiple of 1/2 and no replicate sum can reach 2**23: the rule of
+        # ratio_replicates, decided per block of draws from its largest count (either precision then gives
+        # the same exact sums). Such values are kept in float32 only (halves below 2**23 are exact there).
+        width = self.k + den.shape[1]
+        dtype = np.result_type(num.dtype, den.dtype)
+        both = np.empty((self.n, width), dtype=dtype)
+        bound = np.zeros(width)
+        halves = True
+        for r0 in range(0, self.n, 1 << 16):
+            rows = self.perm[r0:r0 + (1 << 16)]
+            blk = both[r0:r0 + rows.size]
+            blk[:, :self.k] = num[rows]
+            blk[:, self.k:] = den[rows]
+            twice = 2.0 * blk.astype(np.float64)
+            halves = halves and bool(np.array_equal(twice, np.round(twice)))
+            bound += np.abs(twice).sum(axis=0)
+        self.halves = halves
+        self.col_bound = float(bound.max(initial=0.0))
+        self.both = both.astype(np.float32, copy=False) if halves and self.col_bound < 2.0**24 else \
+            both.astype(np.float64, copy=False)
+        self.den_index = None if den_index is None else np.asarray(den_index, dtype=np.int64)
+
+    def _product(self, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """``counts @ both[lo:hi]`` in float64, computed in float32 when that is exact."""
+        if self.halves and self.col_bound * float(counts.max(initial=0)) < 2.0**23:
+            return (counts.astype(np.float32) @ self.both[lo:hi].astype(np.float32, copy=False)).astype(np.float64)
+        return counts.astype(np.float64) @ self.both[lo:hi].astype(np.float64, copy=False)
+
+    def replicates(self, b: int, seed: int, block_draws: int = BLOCK_DRAWS) -> np.ndarray:
+        """Replicates ``(b, K)`` float64 under ``stratified_counts(n, b, seed, strata)``.
+
+        The same draws in the same order (stratum by stratum, resample rows in order),
+        so the values equal ``ratio_replicates`` of those counts. When ``b * n >
+        block_draws`` each stratum's draws are taken ``block_draws`` at a time
+        (consecutive ``rng.integers`` calls continue one stream) and their counts are
+        multiplied into running sums: memory ``O(block_draws + b * K)``, never the
+        ``(b, n)`` count matrix. NaN where a replicate's denominator is 0.
+        """
+        n, b = self.n, int(b)
+        acc = np.zeros((b, self.both.shape[1]))
+        if n:
+            rng = np.random.default_rng(seed)
+            itype = np.int32 if b * n < 2**31 else np.int64
+            whole = b * n <= block_draws
+            start = 0
+            with _one_blas_thread():
+                if whole:
+                    acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes), 0, n)
+                else:
+                    for m in self.sizes:
+                        step = max(1, block_draws // m)
+                        for r0 in range(0, b, step):
+                            cnt = self._counts(rng, itype, min(b, r0 + step) - r0, start, m, [m])
+                            acc[r0:r0 + cnt.shape[0]] += self._product(cnt, start, start + m)
+                        start += m
+        top, bottom = acc[:, :self.k], acc[:, self.k:]
+        if self.den_index is not None:
+            bottom = bottom[:, self.den_index]
+        out = np.full(top.shape, np.nan)
+        np.divide(top, bottom, out=out, where=bottom > 0)
+        return out
+
+    @staticmethod
+    def _counts(rng, itype, rows: int, start: int, width: int, sizes) -> np.ndarray:
+        """Counts ``(rows, width)`` of the next draws for consecutive strata of ``sizes``."""
+        draws = np.empty((rows, width), dtype=np.int64)
+        offset = np.arange(rows, dtype=np.int64)[:, None] * width
+        at = 0
+        for m in sizes:
+            np.add(rng.integers(0, m, size=(rows, m), dtype=itype), offset + at, out=draws[:, at:at + m])
+            at += m
+        return np.bincount(draws.ravel(), minlength=rows * width).reshape(rows, width)
 
 
 def _halves_fit_float32(counts: np.ndarray, values: np.ndarray) -> bool:
@@ -243,9 +363,10 @@ def ratio_replicates(counts: np.ndarray, num: np.ndarray, den: np.ndarray,
     exact32 = _halves_fit_float32(counts, num) and _halves_fit_float32(counts, den)
     dtype = np.float32 if exact32 else np.float64
     w = np.asarray(counts, dtype=dtype)
-    with _one_blas_thread():
-        top = (w @ num.astype(dtype)).astype(np.float64)
-        bottom = (w @ den.astype(dtype)).astype(np.float64)
+    k = num.shape[1]
+    with _one_blas_thread():  # one product over numerators and denominators side by side
+        both = (w @ np.hstack([num, den]).astype(dtype)).astype(np.float64)
+    top, bottom = both[:, :k], both[:, k:]
     if den_index is not None:
         bottom = bottom[:, np.asarray(den_index, dtype=np.int64)]
     out = np.full(top.shape, np.nan)

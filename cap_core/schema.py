@@ -654,6 +654,57 @@ def validate_items(
     return df.drop(_ROW)
 
 
+def _values_pass(checks, df: pl.DataFrame, columns: Iterable[str]) -> bool:
+    """True if ``checks(frame)`` raises nothing on the distinct values of each of ``columns``.
+
+    For checks that depend on one cell's value only, passing on the distinct values means
+    every row passes; a failure there is re-run on the rows by the caller, so the error
+    names the first bad row.
+    """
+    try:
+        for col in dict.fromkeys(columns):
+            if col in df.columns:
+                u = df.select(pl.col(col).unique())
+                checks(u.with_columns(pl.lit(0, dtype=pl.Int64).alias(_ROW)))
+    except CAPInputError:
+        return False
+    return True
+
+
+def _judgment_value_checks(df: pl.DataFrame, file: str | None) -> None:
+    """The per-value checks of :func:`validate_judgments`, in order, on the columns ``df`` holds."""
+    _check_present(df, _PRESENT_JUDGMENTS, "judgments", file)
+    _check_id_lengths(df, "judgments", file)
+    if "order" in df.columns:
+        _check_allowed(df, "order", ORDERS, "judgments", file, "AB is the original presentation, BA the swapped one")
+    if "verdict" in df.columns:
+        _check_allowed(
+            df,
+            "verdict",
+            VERDICTS,
+            "judgments",
+            file,
+            "map verdicts back to the original responses and write unreadable ones as 'unparsed'",
+        )
+    if "verdict_recorded" in df.columns:
+        _check_allowed(df, "verdict_recorded", VERDICTS, "judgments", file,
+                       "write the source's verdict in the original letters (A, B, tie, unparsed) or leave it empty",
+                       nullable=True)
+    if "verdict_rule" in df.columns:
+        _check_allowed(df, "verdict_rule", tuple(VERDICT_RULES), "judgments", file,
+                       "name one of the documented verdict rules or leave it empty", nullable=True)
+    if "rationale_supported" in df.columns:
+        _raise_first(
+            df,
+            pl.col("rationale_supported").is_not_null() & ~pl.col("rationale_supported").is_in([0, 1]),
+            "rationale_supported outside the allowed set in the judgments table",
+            file=file,
+            column="rationale_supported",
+            expected="0, 1 or empty",
+            fix="write 1 when the evaluator found the rationale supports the verdict, 0 otherwise",
+        )
+
+
 def validate_judgments(
     df: pl.DataFrame, items: pl.DataFrame | None = None, *, file: str | None = None, rows: Iterable[int] | None = None
 ) -> pl.DataFrame:
@@ -692,42 +743,33 @@ def validate_judgments(
     _check_columns(df, JUDGMENTS_REQUIRED, JUDGMENTS_SCHEMA, "judgments", file)
     df = _numbered(df, rows)
     df = _cast(df, JUDGMENTS_SCHEMA, "judgments", file)
-    _check_present(df, _PRESENT_JUDGMENTS, "judgments", file)
-    _check_id_lengths(df, "judgments", file)
-    _check_allowed(df, "order", ORDERS, "judgments", file, "AB is the original presentation, BA the swapped one")
-    _check_allowed(
-        df,
-        "verdict",
-        VERDICTS,
-        "judgments",
-        file,
-        "map verdicts back to the original responses and write unreadable ones as 'unparsed'",
-    )
-    if "verdict_recorded" in df.columns:
-        _check_allowed(df, "verdict_recorded", VERDICTS, "judgments", file,
-                       "write the source's verdict in the original letters (A, B, tie, unparsed) or leave it empty",
-                       nullable=True)
-    if "verdict_rule" in df.columns:
-        _check_allowed(df, "verdict_rule", tuple(VERDICT_RULES), "judgments", file,
-                       "name one of the documented verdict rules or leave it empty", nullable=True)
-    if "rationale_supported" in df.columns:
-        _raise_first(
-            df,
-            pl.col("rationale_supported").is_not_null() & ~pl.col("rationale_supported").is_in([0, 1]),
-            "rationale_supported outside the allowed set in the judgments table",
-            file=file,
-            column="rationale_supported",
-            expected="0, 1 or empty",
-            fix="write 1 when the evaluator found the rationale supports the verdict, 0 otherwise",
-        )
+    # every check below depends on a cell's value only: run them on each column's distinct values first
+    # (a few judges, two orders, four verdicts) and, only if one fails there, on the rows for the message
+    if not _values_pass(lambda t: _judgment_value_checks(t, file), df,
+                        [*_PRESENT_JUDGMENTS, *ID_COLUMNS, "order", "verdict", "verdict_recorded", "verdict_rule", "rationale_supported"]):
+        _judgment_value_checks(df, file)
     _check_nonnegative(df, _NONNEGATIVE_JUDGMENTS, "judgments", file)
     for col, dtype in JUDGMENTS_SCHEMA.items():
         if col not in df.columns:
             df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
     df = df.select(*JUDGMENTS_SCHEMA, _ROW)
-    _check_unique(df, ["judge", "benchmark", "item_id", "order"], "judgments", file)
+    keys = ["judge", "benchmark", "item_id", "order"]
+    item_pos = None
     if items is not None:
-        orphan = df.join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"], how="anti").sort(_ROW)
+        # every judgment's item as an integer (null: no such item), joined once; with it the key is one
+        # Int64 (item, judge, order) and the uniqueness test hashes integers, not four strings
+        item_pos = df.select("benchmark", "item_id").join(
+            items.select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_item")),
+            on=["benchmark", "item_id"], how="left", maintain_order="left").get_column("_item")
+    if item_pos is None or item_pos.null_count():
+        _check_unique(df, keys, "judgments", file)
+    else:
+        judge = df.get_column("judge").cast(pl.Categorical).to_physical().cast(pl.Int64)
+        key = (item_pos * (judge.max() + 1) + judge) * 2 + (df.get_column("order") == "BA").cast(pl.Int64)
+        if key.is_duplicated().any():
+            _check_unique(df, keys, "judgments", file)  # the message names the first repeated key
+    if items is not None and item_pos.null_count():
+        orphan = df.filter(item_pos.is_null()).sort(_ROW)
         if orphan.height:
             first = orphan.row(0, named=True)
             raise CAPInputError(

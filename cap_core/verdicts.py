@@ -35,7 +35,7 @@ import polars as pl
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 
-__all__ = ["verdict_rows", "verdict_flags", "choose_verdicts", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES"]
+__all__ = ["verdict_rows", "verdict_grid", "verdict_flags", "choose_verdicts", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES"]
 
 #: Which verdict feeds the correctness rule: ``derived`` (CAP's reading of the source,
 #: e.g. equal scores -> tie; the default) or ``recorded`` (the verdict the source itself
@@ -193,7 +193,30 @@ def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: li
     if bad:
         raise CAPInputError("cannot carry this column", argument="carry", got=bad[0],
                             expected="a judgments column other than judge, benchmark, item_id, order, verdict")
-    items = ds.items.select("benchmark", "item_id", "base_item_id", "gold")
+    grid = verdict_grid(ds, benches, judge_list, carry)
+    if grid is None:
+        return pl.DataFrame(schema={**VERDICT_ROWS_SCHEMA, **{c: ds.judgments.schema[c] for c in carry}})
+    items, names, cols = grid
+    at_item = items.select(pl.col("benchmark", "item_id", "base_item_id", "gold").gather(cols["item"]))
+    out = pl.concat([at_item, cols.select("verdict", *carry), pl.DataFrame([
+        pl.Series(names, dtype=pl.String).gather(cols["judge"]).alias("judge"),
+        pl.Series(["AB", "BA"], dtype=pl.String).gather(cols["order"]).alias("order")])],
+        how="horizontal")
+    return out.with_columns(verdict_flags()).select(*VERDICT_ROWS_SCHEMA, *carry)
+
+
+def verdict_grid(ds: Dataset, benches: list[str] | None, judge_list: list[str] | None, carry: tuple[str, ...] = ()):
+    """The expected verdict cells of :func:`verdict_rows` as integer codes (its row order).
+
+    Arguments are already checked (``None`` = all). Returns ``None`` when no judgment
+    is selected, else ``(items, names, cols)``: ``items`` the selected items sorted by
+    (benchmark, item_id) with ``item_row`` (their row in ``ds.items``); ``names`` the
+    judges with judgments, sorted; ``cols`` one row per expected (judge, item, order)
+    cell with ``judge`` (index into ``names``), ``item`` (row of ``items``), ``order``
+    (0 = AB, 1 = BA) as UInt32 / Int64 codes, and ``verdict`` plus ``carry`` from the
+    judgment (null when missing). The expected-cell rule is the module's.
+    """
+    items = ds.items.with_row_index("item_row").select(pl.exclude("item_row"), pl.col("item_row"))
     jm = ds.judgments.select(*_KEYS, "verdict", *carry)
     if benches is not None:
         items = items.filter(pl.col("benchmark").is_in(benches))
@@ -206,7 +229,7 @@ def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: li
         items.select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_pos")),
         on=["benchmark", "item_id"], how="inner")
     if keyed.height == 0:
-        return pl.DataFrame(schema={**VERDICT_ROWS_SCHEMA, **{c: ds.judgments.schema[c] for c in carry}})
+        return None
     names = sorted(keyed.get_column("judge").unique().to_list())
     jc = keyed.get_column("judge").replace_strict(names, list(range(len(names))), return_dtype=pl.Int64).to_numpy()
     oc = (keyed.get_column("order") == "BA").cast(pl.Int64).to_numpy()  # 0 = AB, 1 = BA (sorted)
@@ -233,10 +256,10 @@ def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: li
         g_judge.append(np.repeat(js, n_i[k] * n_o[k]))
         g_item.append(first[k] + np.tile(np.repeat(np.arange(n_i[k]), n_o[k]), n_j[k]))
         g_order.append(np.tile(os_, n_j[k] * n_i[k]))
-    at_item = items.select(pl.all().gather(np.concatenate(g_item)))
-    at_row = jm.select(pl.col("verdict", *carry).gather(pl.Series(src).replace(-1, None)))
-    out = pl.concat([at_item, at_row, pl.DataFrame([
-        pl.Series(names, dtype=pl.String).gather(np.concatenate(g_judge)).alias("judge"),
-        pl.Series(["AB", "BA"], dtype=pl.String).gather(np.concatenate(g_order)).alias("order")])],
-        how="horizontal")
-    return out.with_columns(verdict_flags()).select(*VERDICT_ROWS_SCHEMA, *carry)
+    g_item = np.concatenate(g_item)
+    cols = pl.concat([
+        pl.DataFrame([pl.Series("judge", np.concatenate(g_judge), dtype=pl.UInt32),
+                      pl.Series("item", g_item, dtype=pl.Int64),
+                      pl.Series("order", np.concatenate(g_order), dtype=pl.UInt32)]),
+        jm.select(pl.col("verdict", *carry).gather(pl.Series(src).replace(-1, None)))], how="horizontal")
+    return items, names, cols

@@ -14,10 +14,11 @@ Verbs
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
     audits (the slow part, minutes).
-``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] [--verdicts derived|recorded] --out FILE.csv``
+``profile --data DIR [--benchmark B ...] [--judge J ...] [--bootstrap 1000] [--seed 0] [--verdicts derived|recorded] [--engine memory|stream|dask [--scheduler ADDRESS]] --out FILE.csv``
     Compute CAP profiles (percent, 95% bootstrap CIs) and write them as CSV; ``--verdicts``
     picks CAP's derived verdicts (default) or the sources' recorded ones
-    (:func:`cap_core.verdicts.choose_verdicts`).
+    (:func:`cap_core.verdicts.choose_verdicts`); ``--engine`` says where the per-base-item
+    statistics are computed (memory, streamed from Parquet, or a Dask cluster).
 ``coverage --data DIR --out FILE.csv``
     Write the benchmark × condition coverage matrix.
 
@@ -120,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="derived (default): CAP's reading of each source (equal scores are a tie, a failed score "
                     "unparsed); recorded: the verdict the source itself wrote (LLMBar winner, JudgeBench decision), "
                     "where it wrote one")
+    pr.add_argument("--engine", choices=("memory", "stream", "dask"), default="memory",
+                    help="where the per-base-item statistics are computed: in memory (default), streamed from "
+                         "Parquet (larger than memory) or on a Dask cluster; the bootstrap always runs here")
+    pr.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a local cluster")
+    pr.add_argument("--workers", type=int, default=2, help="workers of the local Dask cluster (default 2)")
     pr.add_argument("--out", type=Path, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
@@ -211,16 +217,38 @@ def _profile(args: argparse.Namespace) -> str:
             got=args.bootstrap,
             fix="pass --bootstrap 1000",
         )
-    ds = choose_verdicts(load_dataset(args.data), args.verdicts)
-    res = compute_profile(
-        ds,
-        n_resamples=args.bootstrap,
-        seed=args.seed,
-        level=args.level,
-        benchmarks=args.benchmark,
-        judges=args.judge,
-        by_subset=args.by_subset,
-    )
+    if args.scheduler and args.engine != "dask":
+        raise CAPInputError("--scheduler needs the Dask engine", argument="--scheduler", got=args.scheduler,
+                            expected="--engine dask", fix="add --engine dask, or drop --scheduler")
+    if args.verdicts != "derived" and args.engine != "memory":
+        raise CAPInputError("recorded verdicts need the memory engine", argument="--verdicts", got=args.verdicts,
+                            expected="--engine memory with --verdicts recorded",
+                            fix="drop --engine, or profile the derived verdicts")
+    if args.engine == "memory":
+        ds = choose_verdicts(load_dataset(args.data), args.verdicts)
+        res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed, level=args.level,
+                              benchmarks=args.benchmark, judges=args.judge, by_subset=args.by_subset)
+    else:
+        from cap_core.profile.conditions import profile_from_stats
+
+        opts = {"benchmarks": args.benchmark, "judges": args.judge, "by_subset": args.by_subset}
+        if args.engine == "stream":
+            from cap_core.profile.engine_stream import stream_stats
+            stats = stream_stats(args.data, **opts)
+        else:
+            from cap_core.profile.engine_dask import connect, dask_stats
+            if args.workers < 1:
+                raise CAPInputError("--workers must be at least 1", argument="--workers", got=args.workers,
+                                    expected="an integer >= 1", fix="pass --workers 2")
+            client = connect(args.scheduler, n_workers=args.workers)
+            try:
+                stats = dask_stats(args.data, client=client, **opts)
+            finally:
+                cluster = getattr(client, "cluster", None) if not args.scheduler else None
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+        res = profile_from_stats(stats, args.bootstrap, args.seed, args.level)
     for notice in res.notices:
         print(f"notice: {notice}", file=sys.stderr)
     write_csv(res.profile, args.out)

@@ -51,7 +51,7 @@ sizes) and §4.1 (conditional and unconditional C8). Rules used throughout:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -60,13 +60,20 @@ from cap_core.bootstrap import (
     benchmark_seed,
     check_bootstrap_args,
     percentile_interval,
-    ratio_replicates,
-    stratified_counts,
 )
+from cap_core import verdicts
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
-from cap_core.profile.units import Cells, add_cells, load_units, prepare
+from cap_core.profile.engine import CELL, DIFF, MACRO, NONE, PROD, BenchStats, bench_replicates, cached_stats
+from cap_core.profile.units import (
+    BenchContext,
+    bench_context,
+    code_judgments,
+    item_key,
+    merge_cells,
+    partition_cells,
+)
 from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
 __all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC", "MISSING_SUBSET"]
@@ -91,8 +98,7 @@ class ProfileResult:
         Shape ``(n_resamples, profile.height)``, float64 percent; column ``k`` holds
         the bootstrap replicates of profile row ``k`` (NaN where the row has none).
     n_resamples, seed, level
-        The bootstrap settings used.
-    notices : tuple of str
+        The bootstrap settings used.    notices : tuple of str
         Things the reader must know about the rows (e.g. items without a subset).
     """
 
@@ -185,71 +191,129 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
     return f"{base} (n={n})"
 
 
-def _benchmark_profile(ds: Dataset, bench: str, prepped, judges_sel: list[str], n_resamples: int, seed: int,
-                       by_subset: bool):
-    items_b, coded_b = (p.get((bench,)) for p in prepped)
-    if coded_b is None or coded_b.height == 0:
-        return [], np.zeros((n_resamples, 0)), []
-    plans = plan_benchmark(ds, bench)
-    extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
-    u, judges, orders = load_units(items_b, coded_b, judges_sel, extra)
-    subsets, notices = ["all"], []
-    if by_subset:
-        subsets += sorted(s for s in u.items.get_column("subset").unique().to_list() if s != "all")
-        n_missing = int((u.items.get_column("subset") == "all").sum())
-        if len(subsets) > 1 and n_missing:
-            # relabel for the subset selection only: strata and resamples were fixed by load_units
-            u = replace(u, items=u.items.with_columns(
-                pl.when(pl.col("subset") == "all").then(pl.lit(MISSING_SUBSET)).otherwise(pl.col("subset"))
-                .alias("subset")))
-            subsets.append(MISSING_SUBSET)
-            notices.append(f"{bench}: {n_missing} of {u.items.height} items carry no subset; they form "
-                           f"the subset row {MISSING_SUBSET!r} (and count in 'all' and in the macro mean)")
-    cells = Cells(len(judges), u.n_base)
-    add_cells(cells, u, plans, orders, subsets, bench)
-    num, den, den_col, tot_num, tot_den, tot_excl = cells.matrices()
+def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
+    """Profile rows and sufficient statistics of one benchmark from its merged per-base sums."""
+    types, num, den, den_col, tot_num, tot_den, tot_excl = merged
+    plans, judges, orders, subsets, bench = ctx.plans, ctx.judges, ctx.orders, ctx.subsets, ctx.bench
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
-    counts, perm = stratified_counts(u.n_base, n_resamples, benchmark_seed(seed, bench), u.strata)
-    reps = 100.0 * ratio_replicates(counts, num[perm], den[perm], den_col)
-    rows, cols = [], []
-    nan_col = np.full(n_resamples, np.nan)
+    type_of = {k: t for t, k in enumerate(types)}
+    rows, kinds, k0, k1, macro = [], [], [], [], []
+    specs = _row_specs(plans, subsets)
     for j, judge in enumerate(judges):
-        for s, cond, metric, kind, keys in _row_specs(plans, subsets):
-            ks = [cells.idx(k, j) for k in keys]
+        for s, cond, metric, kind, keys in specs:
+            ks = [type_of[k] * len(judges) + j for k in keys]
             if kind == "none":
-                v, rep, n, ex = np.nan, nan_col, 0, 0
+                v, n, ex, code = np.nan, 0, 0, NONE
             elif kind == "cell":
-                v, rep, n, ex = val[ks[0]], reps[:, ks[0]], tot_den[ks[0]], tot_excl[ks[0]]
+                v, n, ex, code = val[ks[0]], tot_den[ks[0]], tot_excl[ks[0]], CELL
             elif kind == "macro":
-                v, rep = float(np.mean(val[ks])), reps[:, ks].mean(axis=1)
+                v, code = float(np.mean(val[ks])), MACRO
                 n, ex = sum(tot_den[k] for k in ks), sum(tot_excl[k] for k in ks)
             elif kind == "diff":
-                v, rep = val[ks[0]] - val[ks[1]], reps[:, ks[0]] - reps[:, ks[1]]
+                v, code = val[ks[0]] - val[ks[1]], DIFF
                 use = ks if metric == "surface_gap" else ks[:1]
                 n, ex = sum(tot_den[k] for k in use), sum(tot_excl[k] for k in use)
             else:  # prod: accuracy x conditional supported, both in percent
-                v, rep = val[ks[0]] * val[ks[1]] / 100.0, reps[:, ks[0]] * reps[:, ks[1]] / 100.0
+                v, code = val[ks[0]] * val[ks[1]] / 100.0, PROD
                 n, ex = tot_den[ks[0]], tot_excl[ks[0]]
-            if np.isnan(v):
-                rep = nan_col
             plan = None if cond == "overall" else plans[cond]
             status = "" if cond == "overall" else plan.status
             if np.isnan(v):
-                status = "unavailable"
+                status, code = "unavailable", NONE
             operator = _operator(plan, cond, metric, s, orders, int(round(n)))
             if cond == "overall" and s == "all" and len(subsets) > 1:
                 operator = (f"{_OPS['macro_pa']} over {len(subsets) - 1} subsets (n={int(round(n))})"
                             if metric == "macro_pa" else operator.replace(
                                 " on all items", " on all items (micro: item-weighted)"))
+            if code == MACRO:
+                macro.append((len(rows), tuple(ks)))
+            kinds.append(code)
+            k0.append(ks[0] if ks else 0)
+            k1.append(ks[1] if len(ks) > 1 else 0)
             rows.append({
                 "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
                 "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
                 "status": status, "operator": operator,
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
-            cols.append(rep)
-    return rows, np.column_stack(cols), notices
+    return BenchStats(bench, ctx.n_base, np.asarray(ctx.strata), num, den, np.asarray(den_col, dtype=np.int64),
+                      tuple(rows), np.asarray(kinds, dtype=np.int8), np.asarray(k0, dtype=np.int64),
+                      np.asarray(k1, dtype=np.int64), macro=tuple(macro), notices=tuple(ctx.notices))
+
+
+def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
+                     facts: pl.DataFrame, bench_names: list[str], run_parts) -> tuple[BenchStats, ...]:
+    """Sufficient statistics of every benchmark, with the per-base sums computed by ``run_parts``.
+
+    Parameters
+    ----------
+    ds_small : Dataset
+        Items and declarations of the data, and judgments enough for
+        :func:`cap_core.profile.coverage.plan_benchmark` (orders, evaluated rationales).
+    facts : polars.DataFrame
+        Distinct ``b``, ``g``, ``o`` of the coded judgments (:func:`cap_core.profile.units.code_judgments`).
+    bench_names : list of str
+        Names the ``b`` codes index.
+    run_parts : callable
+        ``run_parts(contexts)`` with ``{benchmark: BenchContext}`` returns ``{benchmark:
+        [PartCells, ...]}`` (the engine's work: every base item in exactly one part).
+    """
+    items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
+    items_by = items.partition_by("benchmark", as_dict=True)
+    decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
+    jud_by = ds_small.judgments.partition_by("benchmark", as_dict=True)
+    contexts = {}
+    for bench in benches:
+        f = facts.filter(pl.col("b") == bench_names.index(bench)) if bench in bench_names else facts.clear()
+        if f.height == 0:
+            continue
+        sub = Dataset(items_by[(bench,)], jud_by.get((bench,), ds_small.judgments.clear()),
+                      decl_by.get((bench,), ds_small.declarations.clear()))
+        orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
+        contexts[bench] = bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
+                                        judge_list, plan_benchmark(sub, bench), by_subset)
+    parts = run_parts(contexts)
+    return tuple(_bench_rows(ctx, merge_cells(ctx, parts[bench])) for bench, ctx in contexts.items())
+
+
+def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool) -> tuple[BenchStats, ...]:
+    """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint."""
+    def build():
+        key, names = item_key(ds.items)
+        coded = code_judgments(ds.judgments, key, judge_list).collect()
+        coded_by = coded.partition_by("b", as_dict=True)
+        facts = coded.select("b", "g", "o").unique()
+
+        def run_parts(contexts):  # in memory: each benchmark is one part
+            return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
+                    for bench, ctx in contexts.items()}
+        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts)
+
+    # keyed by the data, the selection and the verdict rule in force (a patched rule is a different key)
+    key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), verdicts.verdict_flags)
+    return cached_stats(key, build)
+
+
+def profile_from_stats(stats, n_resamples: int, seed: int, level: float) -> ProfileResult:
+    """The :class:`ProfileResult` of sufficient statistics (bootstrap of :func:`compute_profile`)."""
+    blocks = [bench_replicates(st, int(n_resamples), benchmark_seed(int(seed), st.benchmark)) for st in stats]
+    rows = [dict(r) for st in stats for r in st.rows]
+    reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
+    low, high = percentile_interval(reps, level=float(level), axis=0)
+    for i, row in enumerate(rows):
+        v = row["value"]
+        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
+        if v is None:
+            row["ci_low"] = row["ci_high"] = None
+        elif np.isnan(lo) or row["n_items"] == 1:
+            row["ci_low"] = row["ci_high"] = v
+        else:
+            row["ci_low"], row["ci_high"] = float(lo), float(hi)
+        row["source"] = "computed"
+    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
+    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed),
+                         level=float(level), notices=tuple(n for st in stats for n in st.notices))
 
 
 def compute_profile(
@@ -291,6 +355,9 @@ def compute_profile(
         ``(n_resamples, profile.height)`` in percent. Conditions the benchmark
         cannot measure appear as one null row with status ``unavailable``. Judges
         get rows only on benchmarks where they have judgments. Rules: module doc.
+        The per-base-item statistics are computed once per (dataset fingerprint,
+        benchmarks, judges, ``by_subset``) and kept (:mod:`cap_core.profile.engine`):
+        another seed, level or number of resamples only resamples them.
 
     Raises
     ------
@@ -301,30 +368,4 @@ def compute_profile(
         under one base item.
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
-    rows, blocks, notices = [], [], []
-    prepped = prepare(ds, judge_list)
-    parts = {name: getattr(ds, name).partition_by("benchmark", as_dict=True)
-             for name in ("items", "judgments", "declarations")}
-    for bench in benches:
-        sub = Dataset(*(parts[name].get((bench,), getattr(ds, name).clear()) for name in
-                        ("items", "judgments", "declarations")))  # one benchmark, already validated
-        r, rep, note = _benchmark_profile(sub, bench, prepped, judge_list, int(n_resamples), int(seed),
-                                          bool(by_subset))
-        rows += r
-        notices += note
-        blocks.append(rep)
-    reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
-    low, high = percentile_interval(reps, level=float(level), axis=0)
-    for i, row in enumerate(rows):
-        v = row["value"]
-        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
-        if v is None:
-            row["ci_low"] = row["ci_high"] = None
-        elif np.isnan(lo) or row["n_items"] == 1:
-            row["ci_low"] = row["ci_high"] = v
-        else:
-            row["ci_low"], row["ci_high"] = float(lo), float(hi)
-        row["source"] = "computed"
-    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
-    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed),
-                         level=float(level), notices=tuple(notices))
+    return profile_from_stats(profile_stats(ds, benches, judge_list, bool(by_subset)), n_resamples, seed, level)

@@ -259,3 +259,36 @@ def test_base_ratios_match_a_plain_loop_over_the_counts():
         base_ratios(ids, num, within="median", n_resamples=10, seed=0)
     with pytest.raises(CAPInputError, match="same units"):
         base_ratios(ids[:5], num, n_resamples=10, seed=0)
+
+
+def test_blocked_stratified_replicates_equal_the_count_matrix_form():
+    # the blocked path must draw the same stream: replicates equal ratio_replicates of the full counts,
+    # for halves (float32 path) and for arbitrary reals (float64 path), with a shared denominator column
+    from cap_core.bootstrap import StratifiedRatios, ratio_replicates, stratified_counts
+    rng = np.random.default_rng(3)
+    n, b = 37, 23
+    strata = rng.integers(0, 4, size=n)
+    for num in (rng.integers(0, 3, size=(n, 5)) / 2.0, rng.random((n, 5))):
+        den = np.column_stack([np.ones(n), rng.integers(0, 2, size=n)])
+        den_index = np.array([0, 0, 1, 1, 0])
+        counts, perm = stratified_counts(n, b, 11, strata)
+        expect = ratio_replicates(counts, num[perm], den[perm], den_index)
+        prepared = StratifiedRatios(n, strata, num, den, den_index)
+        for block in (10**9, 50, 7, 1):  # whole matrix, several rows per block, one row per block
+            np.testing.assert_allclose(prepared.replicates(b, 11, block_draws=block), expect, rtol=1e-12,
+                                       atol=0, equal_nan=True)
+
+
+def test_kept_statistics_give_the_profile_of_a_fresh_computation():
+    # second call at another seed uses the kept per-base statistics; it must equal a cold computation
+    from cap_core.profile.engine import clear_stats_cache
+    rng = np.random.default_rng(4)
+    gold = rng.choice(["A", "B"], size=30)
+    ab, ba = _random_judge(rng, gold, 0.7)
+    ds = _dataset("kept", gold, {"J": (ab, ba)})
+    compute_profile(ds, n_resamples=100, seed=1)
+    warm = compute_profile(ds, n_resamples=150, seed=2, level=0.9)
+    clear_stats_cache()
+    cold = compute_profile(Dataset.build(ds.items, ds.judgments), n_resamples=150, seed=2, level=0.9)
+    assert warm.profile.equals(cold.profile)
+    np.testing.assert_array_equal(warm.replicates, cold.replicates)

@@ -1,0 +1,69 @@
+"""Cached re-run of 1,000 judge calls, whole process (issue 13 target: <= 0.5 s).
+
+Run: ``.venv/bin/python bench/bench_cache.py`` (not part of the test suite).
+
+500 items x 2 orders with the deterministic local judge ``local/first`` (no network):
+one run fills the judging cache, then ``python -m cap_core judge ...`` runs again in a
+fresh process with every call a cache hit; that process's wall time is the figure
+(interpreter start and imports included). Baseline in the same run: a bare
+``python -c "import polars"`` process, the floor any CLI run pays.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import result  # noqa: E402
+
+
+def main() -> None:
+    import polars as pl
+
+    tmp = Path(tempfile.mkdtemp(prefix="cap-bench-cache-"))
+    n = 500
+    good = [f"GOOD answer {i}: water is not a metal." for i in range(n)]
+    bad = [f"Weak answer {i}: water is a metal." for i in range(n)]
+    gold = ["A" if i % 2 == 0 else "B" for i in range(n)]
+    pl.DataFrame({
+        "benchmark": "cachebench", "item_id": [f"c{i:04d}" for i in range(n)],
+        "base_item_id": [f"c{i:04d}" for i in range(n)], "subset": "all", "variant": "plain", "gold": gold,
+        "question": [f"Question {i}?" for i in range(n)],
+        "response_a": [g if x == "A" else b for g, b, x in zip(good, bad, gold)],
+        "response_b": [b if x == "A" else g for g, b, x in zip(good, bad, gold)],
+    }).write_csv(tmp / "items.csv")
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT))
+
+    def judge(out: str) -> float:
+        t = time.perf_counter()
+        p = subprocess.run([sys.executable, "-m", "cap_core", "judge", "--items", str(tmp / "items.csv"), "--model",
+                            "local/first", "--cache", str(tmp / "cache"), "--out", str(tmp / out)], cwd=ROOT,
+                           env=env, capture_output=True, text=True)
+        if p.returncode:
+            raise RuntimeError(p.stderr[-2000:])
+        return time.perf_counter() - t
+
+    first = judge("run0")
+    reruns = [judge(f"run{k}") for k in range(1, 4)]
+    floor = []
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import polars"], env=env, check=True)
+        floor.append(time.perf_counter() - t)
+    ours, base = sorted(reruns)[1], sorted(floor)[1]
+    calls = pl.read_csv(tmp / "run1" / "calls.csv") if (tmp / "run1" / "calls.csv").exists() else None
+    print(f"first run {first:.2f} s; cached re-runs {', '.join(f'{x:.2f}' for x in reruns)} s; "
+          f"bare `import polars` process {base:.2f} s" + ("" if calls is None else f"; {calls.height} calls"))
+    result("cached re-run of 1,000 judge calls (whole process)", ours, "s", "<= 0.5 s", ours <= 0.5,
+           baseline=base, ratio=ours / base, note="ratio = our process / a bare `import polars` process (floor)")
+
+
+if __name__ == "__main__":
+    main()

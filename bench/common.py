@@ -1,0 +1,41 @@
+"""Shared helpers of the benchmarks: timing, peak memory and the one-line result record.
+
+Every benchmark script prints human-readable lines and, last, one line
+``RESULT {json}`` per target of issue 13 (``figure``, ``value``, ``unit``, ``target``,
+``met``, ``baseline`` and ``ratio`` when a baseline was timed in the same run,
+``peak_mb`` the peak resident memory of the process). ``bench/run_all.py`` (``make
+bench``) runs each script in its own process and prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MB (Linux ``ru_maxrss`` is in kB)."""
+    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kb / 1024.0 if sys.platform != "darwin" else kb / 2**20
+
+
+def best_of(fn, repeat: int = 5) -> tuple[float, list[float]]:
+    """(median seconds, all runs) of ``fn()`` run ``repeat`` times."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return sorted(times)[len(times) // 2], times
+
+
+def result(figure: str, value: float, unit: str, target: str, met: bool, *, baseline: float | None = None,
+           ratio: float | None = None, note: str = "", peak_mb: float | None = None) -> None:
+    """Print the ``RESULT`` record of one target (peak memory of this process, or ``peak_mb`` of a child)."""
+    rec = {"figure": figure, "value": round(float(value), 4), "unit": unit, "target": target, "met": bool(met),
+           "baseline": None if baseline is None else round(float(baseline), 4),
+           "ratio": None if ratio is None else round(float(ratio), 2), "peak_mb": round(peak_rss_mb() if peak_mb is None else peak_mb, 1),
+           "note": note}
+    print("RESULT " + json.dumps(rec), flush=True)

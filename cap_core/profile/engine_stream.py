@@ -1,0 +1,173 @@
+"""Profile statistics of a dataset on disk that need not fit in memory (polars, streamed).
+
+A dataset directory as written by :func:`cap_core.dataset.save_dataset` (``items.parquet``,
+``declarations.parquet``) whose judgments are ``judgments.parquet`` or a folder
+``judgments/`` of Parquet files (any number, e.g. one per day of production logs). The
+judgments are read in slices of ``slice_rows`` rows through a lazy scan: each slice is
+validated by :func:`cap_core.schema.validate_judgments` (so an error names the slice's
+file rows) and coded to a few bytes per verdict (:func:`cap_core.profile.units.code_judgments`);
+the strings are never held all at once. The codes are then split into ``n_buckets``
+groups of base items and each group becomes its rows of the per-base sums by the same
+code as the in-memory path (:func:`cap_core.profile.units.partition_cells`), so the
+profile is the same, bit for bit, at the same seed.
+
+Memory: the items table, about 14 bytes per verdict of codes, the dense arrays of one
+bucket and the statistics (``n_base x cells`` float32 when exact). Measured figures:
+``bench/bench_scale.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.schema import (
+    DECLARATION_SCHEMA,
+    declared_variants,
+    validate_declarations,
+    validate_items,
+    validate_judgments,
+)
+
+__all__ = ["judgment_files", "stream_coded", "stream_stats"]
+
+#: Rows of judgments validated and coded at a time.
+SLICE_ROWS = 5_000_000
+
+
+def judgment_files(root: Path) -> list[Path]:
+    """The judgments Parquet files of a dataset directory (``judgments.parquet`` or ``judgments/**/*.parquet``).
+
+    Raises
+    ------
+    CAPInputError
+        Neither exists.
+    """
+    root = Path(root)
+    if (root / "judgments.parquet").is_file():
+        return [root / "judgments.parquet"]
+    files = sorted((root / "judgments").glob("**/*.parquet")) if (root / "judgments").is_dir() else []
+    if not files:
+        raise CAPInputError("no judgments in the dataset directory", file=str(root),
+                            expected="judgments.parquet or a judgments/ folder of Parquet files",
+                            fix="write the judgments with save_dataset or put the Parquet parts under judgments/")
+    return files
+
+
+def read_small_tables(root: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Validated items and declarations of a dataset directory (both fit in memory)."""
+    root = Path(root)
+    if not (root / "items.parquet").is_file():
+        raise CAPInputError("items.parquet missing from the dataset directory", file=str(root / "items.parquet"),
+                            expected="items.parquet", fix="re-run the importer that wrote this directory")
+    decl_file = root / "declarations.parquet"
+    decl = pl.read_parquet(decl_file) if decl_file.is_file() else pl.DataFrame(schema=DECLARATION_SCHEMA)
+    decl = validate_declarations(decl, file=str(decl_file))
+    items = validate_items(pl.read_parquet(root / "items.parquet"), file=str(root / "items.parquet"),
+                           variants=declared_variants(decl))
+    return items, decl
+
+
+def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judges: list[str],
+                 slice_rows: int = SLICE_ROWS) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Validate and code every judgment, ``slice_rows`` at a time per file.
+
+    Returns ``(coded, proxy)``: the codes of :func:`cap_core.profile.units.code_judgments`
+    and a small judgments frame with the facts
+    :func:`cap_core.profile.coverage.plan_benchmark` reads (orders per benchmark and the
+    items with an evaluated rationale).
+
+    Raises
+    ------
+    CAPInputError
+        A slice fails validation (file and row within it), or the same (judge,
+        benchmark, item_id, order) appears twice across slices or files.
+    """
+    from cap_core.profile.units import code_judgments
+
+    coded, facts = [], []
+    for f in files:
+        scan = pl.scan_parquet(f)
+        n = scan.select(pl.len()).collect().item()
+        for start in range(0, n, slice_rows):
+            part = scan.slice(start, slice_rows).collect()
+            part = validate_judgments(part, items, file=f"{f} (rows {start + 1}-{start + part.height})")
+            coded.append(code_judgments(part, key, judges).collect())
+            facts.append(part.lazy().select("benchmark", "order", "rationale_supported").filter(
+                pl.col("rationale_supported").is_not_null()).unique().collect())
+            facts.append(part.select("benchmark", "order").unique().with_columns(
+                pl.lit(None, dtype=pl.Int8).alias("rationale_supported")))
+            facts.append(part.filter(pl.col("rationale_supported").is_not_null()).select(
+                "benchmark", "item_id").unique().with_columns(pl.lit("AB").alias("order"),
+                                                              pl.lit(1, dtype=pl.Int8).alias("rationale_supported")))
+            del part
+    out = pl.concat(coded, how="vertical", rechunk=True)
+    del coded
+    # one verdict per (item, judge, order) across slices and files (within a slice: the schema check)
+    ukey = (pl.col("idx") + pl.col("b").cast(pl.Int64) * (1 << 40)) * (len(judges) * 2) + pl.col("g") * 2 + pl.col("o")
+    if out.select(ukey.is_duplicated().any()).item():
+        raise CAPInputError("duplicate key (judge, benchmark, item_id, order) across judgment files or slices",
+                            file=", ".join(str(f) for f in files[:3]), column="order", expected="each key once",
+                            fix="remove the repeated judgments (a day's log imported twice?)")
+    proxy = _proxy(facts)
+    return out, proxy
+
+
+def _proxy(facts: list[pl.DataFrame]) -> pl.DataFrame:
+    """Judgments-shaped frame holding the orders and the evaluated items (for plan_benchmark only)."""
+    rows = []
+    for f in facts:
+        if "item_id" not in f.columns:
+            f = f.with_columns(pl.lit(None, dtype=pl.String).alias("item_id"))
+        rows.append(f.select("benchmark", "item_id", "order", pl.col("rationale_supported").cast(pl.Int8)))
+    return pl.concat(rows, how="vertical").unique().with_columns(pl.lit("proxy").alias("judge"))
+
+
+def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judges: list[str] | None = None,
+                 by_subset: bool = False, n_buckets: int = 8, slice_rows: int = SLICE_ROWS):
+    """Sufficient statistics of the profile of a dataset directory, streamed (see module doc).
+
+    Returns
+    -------
+    tuple of BenchStats
+        As :func:`cap_core.profile.conditions.profile_stats`; pass them to
+        :func:`cap_core.profile.conditions.profile_from_stats`.
+
+    Raises
+    ------
+    CAPInputError
+        Missing or invalid tables (file and row), unknown benchmark or judge names.
+    """
+    from cap_core.profile.conditions import _names_iv, stats_from_parts
+    from cap_core.profile.units import item_key, partition_cells
+
+    root = Path(root)
+    files = judgment_files(root)
+    items, decl = read_small_tables(root)
+    all_judges = sorted(pl.scan_parquet(files).select(pl.col("judge").unique()).collect(engine="streaming")
+                        .get_column("judge").drop_nulls().to_list())
+    benches = _names_iv(benchmarks, sorted(items.get_column("benchmark").unique().to_list()), "benchmarks")
+    judge_list = _names_iv(judges, all_judges, "judges")
+    key, names = item_key(items, n_buckets)
+    coded, proxy = stream_coded(files, items, key, judge_list, slice_rows)
+    facts = coded.select("b", "g", "o").unique()
+    small = Dataset(items, proxy, decl)
+    bucket_of = key.select("b", "idx", "bucket")
+
+    def run_parts(contexts):
+        out = {}
+        for bench, ctx in contexts.items():
+            b = names.index(bench)
+            mine = coded.filter(pl.col("b") == b)
+            buckets = bucket_of.filter(pl.col("b") == b)
+            items_b = ctx.items.with_columns(buckets.sort("idx").get_column("bucket"))
+            out[bench] = [partition_cells(ctx, items_b.filter(pl.col("bucket") == k).drop("bucket"),
+                                          mine.filter(pl.col("bucket") == k))
+                          for k in range(max(1, n_buckets))]
+        return out
+
+    return stats_from_parts(small, benches, judge_list, bool(by_subset), facts, names, run_parts)
