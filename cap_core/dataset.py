@@ -27,6 +27,7 @@ from cap_core.schema import (
     validate_declarations,
     validate_items,
     validate_judgments,
+    validate_texts,
 )
 
 __all__ = ["Dataset", "load_dataset", "save_dataset", "concat_datasets"]
@@ -45,12 +46,18 @@ class Dataset:
     notices : tuple of str
         Things the user should know about how the data was read (encoding
         fallbacks, dropped rows, ...). Never errors.
+    texts : polars.DataFrame or None
+        The items' question and responses (:data:`cap_core.schema.TEXTS_SCHEMA`) when the
+        data came with them (a user's local copy, an upload with text columns, an
+        ``evaluate`` run); ``None`` otherwise (``data/default`` is text-free). No number
+        reads it; the drill-downs show it.
     """
 
     items: pl.DataFrame
     judgments: pl.DataFrame
     declarations: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=DECLARATION_SCHEMA))
     notices: tuple[str, ...] = ()
+    texts: pl.DataFrame | None = None
     #: per-instance memo (the fingerprint); the tables of a Dataset are never modified in place
     _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -63,6 +70,7 @@ class Dataset:
         *,
         notices: tuple[str, ...] = (),
         file: str | None = None,
+        texts: pl.DataFrame | None = None,
     ) -> "Dataset":
         """Validate the three tables and return a :class:`Dataset`.
 
@@ -78,7 +86,9 @@ class Dataset:
         declarations = validate_declarations(declarations, file=file)
         items = validate_items(items, file=file, variants=declared_variants(declarations))
         judgments = validate_judgments(judgments, items, file=file)
-        return cls(items=items, judgments=judgments, declarations=declarations, notices=tuple(notices))
+        if texts is not None:
+            texts = validate_texts(texts, items, file=file)
+        return cls(items=items, judgments=judgments, declarations=declarations, notices=tuple(notices), texts=texts)
 
     @property
     def benchmarks(self) -> list[str]:
@@ -104,6 +114,9 @@ class Dataset:
             h.update(name.encode())
             h.update(str(frame.schema).encode())
             h.update(frame.hash_rows(seed=0).to_numpy().tobytes())
+        if self.texts is not None:  # text-free data keep the fingerprint they always had
+            h.update(b"texts")
+            h.update(self.texts.hash_rows(seed=0).to_numpy().tobytes())
         self._memo["fingerprint"] = h.hexdigest()
         return self._memo["fingerprint"]
 
@@ -116,7 +129,10 @@ class Dataset:
             decl = decl.filter(pl.col("benchmark").is_in(benchmarks))
         if judges is not None:
             judgments = judgments.filter(pl.col("judge").is_in(judges))
-        return Dataset(items=items, judgments=judgments, declarations=decl, notices=self.notices)
+        texts = self.texts
+        if texts is not None and benchmarks is not None:
+            texts = texts.filter(pl.col("benchmark").is_in(benchmarks))
+        return Dataset(items=items, judgments=judgments, declarations=decl, notices=self.notices, texts=texts)
 
 
 def concat_datasets(datasets: list[Dataset]) -> Dataset:
@@ -129,6 +145,8 @@ def concat_datasets(datasets: list[Dataset]) -> Dataset:
         pl.concat([d.judgments for d in datasets], how="vertical"),
         pl.concat([d.declarations for d in datasets], how="vertical"),
         notices=tuple(n for d in datasets for n in d.notices),
+        texts=(pl.concat([d.texts for d in datasets if d.texts is not None], how="vertical")
+               if any(d.texts is not None for d in datasets) else None),
     )
 
 
@@ -147,6 +165,10 @@ def save_dataset(ds: Dataset, path: str | Path) -> Path:
             getattr(ds, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=False)
         if ds.notices:
             (out / "notices.txt").write_text("\n".join(ds.notices) + "\n", encoding="utf-8")
+        if ds.texts is not None:
+            ds.texts.write_parquet(out / "texts.parquet", compression="zstd", statistics=False)
+        elif (out / "texts.parquet").is_file():  # a folder reused for text-free data keeps no stale texts
+            (out / "texts.parquet").unlink()
     except OSError as exc:
         raise CAPInputError(
             "cannot write the dataset directory",
@@ -220,4 +242,14 @@ def load_dataset(path: str | Path) -> Dataset:
     declarations = validate_declarations(frames["declarations"], file=str(root / "declarations.parquet"))
     items = validate_items(frames["items"], file=str(root / "items.parquet"), variants=declared_variants(declarations))
     judgments = validate_judgments(frames["judgments"], items, file=str(root / "judgments.parquet"))
-    return Dataset(items=items, judgments=judgments, declarations=declarations, notices=notices)
+    texts = None
+    texts_file = root / "texts.parquet"
+    if texts_file.is_file():
+        try:
+            raw = pl.read_parquet(texts_file)
+        except Exception as exc:  # pyarrow / polars raise many types
+            raise CAPInputError("file is not readable Parquet", file=str(texts_file), got=type(exc).__name__,
+                                fix="re-run the importer, or delete texts.parquet (it only holds the items' texts)"
+                                ) from None
+        texts = validate_texts(raw, items, file=str(texts_file))
+    return Dataset(items=items, judgments=judgments, declarations=declarations, notices=notices, texts=texts)

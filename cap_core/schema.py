@@ -175,10 +175,11 @@ ITEMS_REQUIRED: tuple[str, ...] = ("benchmark", "item_id", "gold")
 
 #: Optional text columns of an items table: what a live run judges (``question``, the two
 #: responses in the ORIGINAL order) and, where the source says, the model that wrote each
-#: response (``author_a`` / ``author_b``; null when unknown). They are never stored in a
-#: dataset directory (:func:`validate_items` drops them, so ``data/default`` stays
-#: text-free): the importers' ``read_texts`` functions read them from the user's local
-#: copy, and a judging run keeps them in its ``run_items.parquet``.
+#: response (``author_a`` / ``author_b``; null when unknown). :func:`validate_items` drops
+#: them from the items table; a dataset keeps them, when it has them, in its separate
+#: ``texts`` table (:data:`TEXTS_SCHEMA`, :func:`validate_texts`, ``texts.parquet``), so
+#: numbers never depend on texts and ``data/default`` stays text-free. The importers'
+#: ``read_texts`` functions read them from the user's local copy.
 ITEM_TEXT_SCHEMA: dict[str, pl.DataType] = {
     "question": pl.String,
     "response_a": pl.String,
@@ -186,6 +187,9 @@ ITEM_TEXT_SCHEMA: dict[str, pl.DataType] = {
     "author_a": pl.String,
     "author_b": pl.String,
 }
+
+#: The optional ``texts`` table of a dataset: one row per item that has texts.
+TEXTS_SCHEMA: dict[str, pl.DataType] = {"benchmark": pl.String, "item_id": pl.String, **ITEM_TEXT_SCHEMA}
 
 JUDGMENTS_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String,
@@ -883,3 +887,50 @@ def validate_profile(df: pl.DataFrame, *, file: str | None = None) -> pl.DataFra
 def empty_profile() -> pl.DataFrame:
     """An empty frame with :data:`PROFILE_SCHEMA`."""
     return pl.DataFrame(schema=PROFILE_SCHEMA)
+
+
+def validate_texts(df: pl.DataFrame, items: pl.DataFrame, *, file: str | None = None) -> pl.DataFrame:
+    """Check and normalise a dataset's ``texts`` table (question, responses and authors per item).
+
+    Parameters
+    ----------
+    df : polars.DataFrame
+        ``benchmark``, ``item_id`` and any of the :data:`ITEM_TEXT_SCHEMA` columns; other
+        columns are dropped, absent text columns are added as nulls.
+    items : polars.DataFrame
+        The validated items table the texts belong to.
+    file : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`TEXTS_SCHEMA` columns (all String), one row per (benchmark, item_id).
+
+    Raises
+    ------
+    CAPInputError
+        Missing ``benchmark`` / ``item_id`` column, a list or struct cell, an empty id, a
+        duplicate (benchmark, item_id), or a text row whose item is not in the items table.
+    """
+    _check_columns(df, ("benchmark", "item_id"), TEXTS_SCHEMA, "texts", file)
+    df = _numbered(df, None)
+    df = _cast(df, TEXTS_SCHEMA, "texts", file)
+    _check_present(df, {"benchmark": "name the benchmark of every text row",
+                        "item_id": "name the item of every text row"}, "texts", file)
+    _check_unique(df, ["benchmark", "item_id"], "texts", file)
+    unknown = df.join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"], how="anti")
+    if unknown.height:
+        row, got = _first(unknown.sort(_ROW), "item_id")
+        raise CAPInputError(
+            f"text of an item the items table does not have ({_rows(unknown.height)})",
+            file=file,
+            row=row,
+            column="item_id",
+            expected="an item_id of the same benchmark in the items table",
+            got=got,
+            fix="drop the text rows of items that are not in the dataset, or add those items",
+        )
+    missing = [c for c in TEXTS_SCHEMA if c not in df.columns]
+    df = df.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in missing)
+    return df.select(list(TEXTS_SCHEMA)).sort("benchmark", "item_id")

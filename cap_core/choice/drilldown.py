@@ -51,7 +51,7 @@ def disagreements(ds: Dataset, benchmark: str, leader: str, runner_up: str,
     polars.DataFrame
         :data:`DRILL_SCHEMA` (``unit`` the item or base item id, ``item_ids`` the items of the
         unit joined by ``"; "``, verdicts as ``"AB:A BA:B"`` in the original letters), plus the
-        :data:`TEXT_COLUMNS` the items table has (text of the unit's first item); sorted by
+        :data:`TEXT_COLUMNS` the dataset has (its ``texts`` table, else item columns; text of the unit's first item); sorted by
         condition, direction, unit.
 
     Raises
@@ -59,7 +59,8 @@ def disagreements(ds: Dataset, benchmark: str, leader: str, runner_up: str,
     CAPInputError
         Unknown benchmark or judge (from :func:`cap_core.verdicts.verdict_rows`).
     """
-    texts = [c for c in TEXT_COLUMNS if c in ds.items.columns]
+    text_table = ds.texts if ds.texts is not None else ds.items
+    texts = [c for c in TEXT_COLUMNS if c in text_table.columns]
     schema = {**DRILL_SCHEMA, **{c: pl.String for c in texts}}
     rows = verdict_rows(ds, benchmarks=[benchmark], judges=[leader, runner_up])
     if rows.height == 0 or leader == runner_up:
@@ -96,5 +97,6 @@ def disagreements(ds: Dataset, benchmark: str, leader: str, runner_up: str,
         return pl.DataFrame(schema=schema)
     out = pl.concat(parts)
     if texts:
-        out = out.join(items_b.select(pl.col("item_id").alias("_first"), *texts), on="_first", how="left")
+        own = text_table.filter(pl.col("benchmark") == benchmark)
+        out = out.join(own.select(pl.col("item_id").alias("_first"), *texts), on="_first", how="left")
     return out.drop("_first").select(list(schema)).cast(schema).sort("condition", "direction", "unit")

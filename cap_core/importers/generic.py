@@ -20,6 +20,7 @@ from cap_core.schema import (
     validate_declarations,
     validate_items,
     validate_judgments,
+    validate_texts,
 )
 
 __all__ = ["import_table"]
@@ -168,6 +169,7 @@ def import_table(
     items_raw, notices = read_table(items_path, kind="items")
     items_name = Path(items_path).name
     item_rows = None
+    texts = _texts_of(items_raw)
     if judgments_path is None:
         items_raw, item_rows, judg_raw = _split_joined(items_raw, items_name)
         judg_name = items_name
@@ -181,4 +183,17 @@ def import_table(
         notices += more
     items = validate_items(items_raw, file=items_name, rows=item_rows, variants=declared_variants(decl))
     judgments = validate_judgments(judg_raw, items, file=judg_name)
-    return Dataset.build(items, judgments, decl, notices=tuple(notices))
+    if texts is not None:
+        texts = validate_texts(texts, items, file=items_name)
+    return Dataset.build(items, judgments, decl, notices=tuple(notices), texts=texts)
+
+
+def _texts_of(frame: pl.DataFrame) -> pl.DataFrame | None:
+    """The text columns of an items (or joined) table, one row per item; None when it has none."""
+    from cap_core.schema import ITEM_TEXT_SCHEMA
+
+    cols = [c for c in ITEM_TEXT_SCHEMA if c in frame.columns]
+    if not cols or "benchmark" not in frame.columns or "item_id" not in frame.columns:
+        return None
+    return frame.select("benchmark", "item_id", *cols).unique(subset=["benchmark", "item_id"], keep="first",
+                                                             maintain_order=True)

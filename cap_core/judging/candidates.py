@@ -230,8 +230,9 @@ def evaluate_candidates(benchmark: str, source: str | Path, spec: RunSpec, out_d
     if ref is not None:
         parts.insert(0, ref.judgments.join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"],
                                            how="semi"))
+    texts = run_items.select("benchmark", "item_id", *ITEM_TEXT_SCHEMA)
     ds = Dataset.build(ds_items, pl.concat(parts, how="vertical"), _declarations(ref, out / "run", benches),
-                       notices=tuple(notices))
+                       notices=tuple(notices), texts=texts)
     save_dataset(ds, out)
     from cap_core.export import write_csv
 

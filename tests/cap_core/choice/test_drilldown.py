@@ -18,12 +18,11 @@ def _ds(texts: bool) -> Dataset:
     items = {"benchmark": "t", "item_id": list(GOLD), "gold": list(GOLD.values())}
     rows = [{"judge": j, "benchmark": "t", "item_id": i, "order": o, "verdict": v}
             for j, by in V.items() for o, vs in by.items() for i, v in zip(GOLD, vs)]
-    ds = Dataset.build(pl.DataFrame(items), pl.DataFrame(rows))
-    if texts:  # text columns are being added to the items schema; a dataset may carry them
-        ds = Dataset(ds.items.with_columns(pl.Series("question", [f"q{i}" for i in range(4)]),
-                                           pl.lit("a").alias("response_a"), pl.lit("b").alias("response_b")),
-                     ds.judgments, ds.declarations)
-    return ds
+    text_table = None
+    if texts:  # the dataset's texts table (question and responses per item)
+        text_table = pl.DataFrame({"benchmark": "t", "item_id": list(GOLD), "question": [f"q{i}" for i in range(4)],
+                                   "response_a": "a", "response_b": "b"})
+    return Dataset.build(pl.DataFrame(items), pl.DataFrame(rows), texts=text_table)
 
 
 def test_c7_items_by_hand():
