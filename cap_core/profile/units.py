@@ -50,7 +50,6 @@ class BenchUnits:
     base: np.ndarray
     n_base: int
     strata: np.ndarray
-    notices: tuple = ()
 
 
 def _code() -> pl.Expr:
@@ -350,6 +349,7 @@ class BenchContext:
     ref: object
     n_base: int
     strata: np.ndarray
+    notices: tuple = ()
 
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
