@@ -91,7 +91,7 @@ def _judge_in_process(url: str, cache_dir: str, out_dir: str, barrier) -> None:
 
     import_litellm()  # both processes are warm before they start together
     items = make_items(["ok"] * 12)
-    barrier.wait(timeout=120)
+    barrier.wait(timeout=600)  # generous: spawned interpreters import slowly on a loaded machine
     run_judging(items, RunSpec(judges=[MODEL], api_base=url, concurrency=2), cache_dir=cache_dir, out_dir=out_dir)
 
 
@@ -105,7 +105,7 @@ def test_two_processes_on_one_cache_send_each_call_once(tmp_path):
         for p in procs:
             p.start()
         for p in procs:
-            p.join(timeout=180)
+            p.join(timeout=900)
         assert [p.exitcode for p in procs] == [0, 0]
         # 12 items x 2 orders = 24 distinct calls: each reached the server exactly once
         assert server.count() == 24
