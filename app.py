@@ -71,6 +71,9 @@ st.session_state[CURRENT_PAGE] = page.url_path
 nav.render(PAGES)
 sidebar.render()
 query.show_notices()
+# The sidebar's view goes into the URL before the page runs too: a page that stops early
+# (st.stop, e.g. "no leaderboard for this preset") sends nothing written after it stopped.
+query.sync()
 try:
     page.run()
 finally:

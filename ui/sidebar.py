@@ -129,6 +129,22 @@ def _entries(sel: Selection) -> list[str]:
     return labels
 
 
+#: Judges pre-selected on a benchmark at most (the loaded data's own judges first).
+MAX_DEFAULT_JUDGES = 10
+
+
+def default_entries(sel: Selection, options: list[str]) -> list[str]:
+    """The judges selected before the user picks: every judge of the loaded data on this
+    benchmark (up to :data:`MAX_DEFAULT_JUDGES`), else the first published ones; so a
+    leaderboard never opens with the leader hidden, and new data shows its own judges."""
+    own: list[str] = []
+    if sel.ds is not None:
+        names = sel.ds.judgments.filter(pl.col("benchmark") == sel.benchmark)["judge"].unique().to_list()
+        labels = {entry_label(n, "all", "computed") for n in names}
+        own = [o for o in options if o in labels]
+    return (own or options)[:MAX_DEFAULT_JUDGES]
+
+
 def _follow_new_data(sel: Selection) -> None:
     """After a new upload or a switch of data source, select the loaded data's first benchmark."""
     ss = st.session_state
@@ -246,8 +262,11 @@ def render() -> Selection:
         sb.caption(data_location(sel))
         options = _entries(sel)
         _apply_link_judges(options)
-        sel.labels = sb.multiselect("Judges", options, key=kept("sb_entries", options[:4], options=options),
+        sel.labels = sb.multiselect("Judges", options, key=kept("sb_entries", default_entries(sel, options),
+                                                                 options=options, follows=sel.fingerprint),
                                     format_func=short_label)
+        if len(options) > len(sel.labels):
+            sb.caption(f"{len(sel.labels)} of {len(options)} judges of this benchmark selected.")
     _weights(sb, sel)
     _minimums(sb, sel)
     st.session_state["selection"] = sel

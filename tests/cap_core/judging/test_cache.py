@@ -102,8 +102,18 @@ def test_two_processes_on_one_cache_send_each_call_once(tmp_path):
         barrier = ctx.Barrier(2)
         procs = [ctx.Process(target=_judge_in_process, args=(server.url, str(tmp_path / "c"), str(tmp_path / f"o{k}"),
                                                              barrier)) for k in (1, 2)]
-        for p in procs:
-            p.start()
+        # spawn re-imports the parent's __main__ in each child; after an AppTest in this process that can be
+        # a streamlit script (app.py), so the children start from a bare __main__ instead
+        import sys
+        import types
+
+        real_main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            for p in procs:
+                p.start()
+        finally:
+            sys.modules["__main__"] = real_main
         for p in procs:
             p.join(timeout=900)
         assert [p.exitcode for p in procs] == [0, 0]
