@@ -13,7 +13,7 @@ from components.leaderboard import (
     weights_caption,
 )
 from ui.cache.choose import choose_view, closest_preset, html_file
-from ui.display import download
+from ui.display import download, show_table
 from ui.sidebar import data_location, get_selection, use_preset
 from ui.state import kept
 
@@ -55,7 +55,7 @@ if ch.filtered.height:
                                                for r in ch.filtered.iter_rows(named=True)))
 if view.board["rank"].is_not_null().any():
     left.plotly_chart(leaderboard_figure(view.board), key="cho_bars")
-st.dataframe(leaderboard_table(view.board), hide_index=True, key="cho_board")
+show_table(st, leaderboard_table(view.board), key="cho_board")
 for note in view.coverage_notes:
     st.caption(note)
 c1, c2, c3 = st.columns(3)
@@ -83,4 +83,6 @@ else:
     st.caption(f"Items where one of {short_label(view.board['label'][0])} (leader) and "
                f"{short_label(view.runner_up or '')} (runner-up) is right and the other wrong on {cond}: right = "
                "every counted call correct (both orders where both are judged). Verdicts in the original letters.")
-    st.dataframe(part, hide_index=True, key="cho_drill")
+    if part["unit"].equals(part["item_ids"]):  # item units: the two columns say the same
+        part = part.drop("item_ids")
+    show_table(st, part, key="cho_drill")

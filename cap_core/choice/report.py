@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import math
+from collections.abc import Mapping
 
 import polars as pl
 
@@ -47,25 +48,31 @@ def _cell(v) -> str:
     return html.escape(str(v))
 
 
-def _radar(profile: pl.DataFrame, board: pl.DataFrame) -> str:
+def _radar(profile: pl.DataFrame, board: pl.DataFrame, colours: Mapping[str, str] | None = None) -> str:
+    import plotly.colors
     import plotly.graph_objects as go
+
+    palette = plotly.colors.qualitative.D3  # distinct lines when the caller gives no colours (CLI)
 
     fig = go.Figure()
     prim = profile.filter(pl.col("primary") & pl.col("condition").is_in(list(CONDITION_IDS))).with_columns(
         pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
-    for r in board.filter(pl.col("rank").is_not_null()).head(8).iter_rows(named=True):
+    for k, r in enumerate(board.filter(pl.col("rank").is_not_null()).head(8).iter_rows(named=True)):
         mine = prim.filter((pl.col("judge") == r["judge"]) & (pl.col("subset") == r["subset"])
                            & (pl.col("source") == r["source"]))
         val = {c: v for c, v in zip(mine["condition"], mine["value"])}
         fig.add_trace(go.Scatterpolar(r=[val.get(c) for c in CONDITION_IDS], theta=list(CONDITION_IDS),
-                                      name=r["judge"][:60], connectgaps=False, mode="lines+markers"))
+                                      name=r["judge"][:60], connectgaps=False, mode="lines+markers",
+                                      line={"color": (colours or {}).get(r["label"] if "label" in r else r["judge"])
+                                            or palette[k % len(palette)]}))
     fig.update_layout(polar={"radialaxis": {"range": [0, 100]}}, height=480, margin={"l": 40, "r": 40, "t": 30, "b": 30})
     return fig.to_html(include_plotlyjs=True, full_html=False)
 
 
 def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filters: tuple[Filter, ...] = (),
                 coverage_notes: list[str] | None = None, fingerprint: str = "", level: float = 0.95,
-                resamples: int = 1000, seed: int = 0, when: _dt.datetime | None = None) -> str:
+                resamples: int = 1000, seed: int = 0, when: _dt.datetime | None = None,
+                colours: Mapping[str, str] | None = None) -> str:
     """The report as one HTML document (UTF-8 text).
 
     Parameters
@@ -78,6 +85,9 @@ def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filter
         Shown as given (provenance).
     when : datetime, optional
         Report date (default: now, UTC).
+    colours : mapping, optional
+        Line colour per leaderboard label (the dashboard passes each judge's page colour);
+        without it the radar uses a fixed qualitative palette in rank order.
     """
     when = when or _dt.datetime.now(_dt.timezone.utc)
     board = choice.leaderboard
@@ -114,7 +124,7 @@ td,th{{border:1px solid #ccc;padding:3px 6px;font-size:13px;text-align:left}}</s
 <p>Scores and intervals in percent ({level:.0%} percentile bootstrap); differences in points from the leader;
 p_holm: {html.escape(choice.correction)}-adjusted p-value. Published judges use a normal approximation
 from their printed intervals.</p>
-<h2>Profiles</h2>{_radar(profile, board)}
+<h2>Profiles</h2>{_radar(profile, board, colours)}
 <h2>How much more data would settle it</h2>{sizes or "<p>Fewer than two judges with a score.</p>"}
 <h2>Coverage notes</h2><ul>{notes or "<li>None.</li>"}</ul>
 <h2>Provenance</h2><table id="provenance">{prov_rows}</table>

@@ -175,10 +175,12 @@ def _html(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_pub
           weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
     from cap_core.choice.filters import parse_filters
     from cap_core.choice.report import html_report
+    from components.colors import judge_colours
 
     text = html_report(_view.choice, _view.rows.drop("label"), benchmark=benchmark, filters=parse_filters(filters_text),
                        coverage_notes=_view.coverage_notes, fingerprint=fingerprint, level=config.LEVEL,
-                       resamples=cache.N_RESAMPLES, seed=cache.SEED)
+                       resamples=cache.N_RESAMPLES, seed=cache.SEED,
+                       colours=judge_colours(_view.board["label"].to_list()))
     return text.encode("utf-8")
 
 

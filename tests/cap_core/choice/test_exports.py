@@ -98,3 +98,21 @@ def test_html_report_parses_with_every_leaderboard_row(choice_files):
     assert body[0][5] == f"{ch.leaderboard['score'][0]:.1f}"
     assert p.scripts >= 1  # plotly embedded (inline scripts only: the parser refuses a src=)
     assert ch.sentence.split(";")[0] in text.replace("&#x27;", "'")
+
+
+def test_html_report_radar_gives_every_judge_its_own_colour(choice_files):
+    """Each ranked judge's radar line has an explicit colour, and no two share one (a newcomer saw all black);
+    a colour given by the caller (the page's judge colour) is the one used."""
+    import json
+    import re
+
+    ch, rows, _, _ = choice_files
+    ranked = ch.leaderboard.filter(ch.leaderboard["rank"].is_not_null())
+    first = ranked["label"][0] if "label" in ranked.columns else ranked["judge"][0]
+    text = html_report(ch, rows, benchmark="judgebench", colours={first: "#123456"})
+    figure = text[text.rindex("Plotly.newPlot("):]  # the figure's own JSON, not the embedded library
+    # the radar traces (not the template's own line colours)
+    colours = [json.loads(f'"{c}"') for c in re.findall(r'\{"connectgaps":false,"line":\{"color":"([^"]+)"', figure)]
+    assert len(colours) == min(8, ranked.height) >= 2
+    assert len(set(colours)) == len(colours)
+    assert colours[0] == "#123456"
