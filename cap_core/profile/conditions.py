@@ -56,17 +56,27 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from cap_core import verdicts
 from cap_core.bootstrap import (
     benchmark_seed,
     check_bootstrap_args,
     percentile_interval,
 )
-from cap_core import verdicts
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
-from cap_core.profile.engine import CELL, DIFF, MACRO, NONE, PROD, BenchStats, bench_replicates, cached_stats
+from cap_core.profile.engine import (
+    CELL,
+    DIFF,
+    MACRO,
+    NONE,
+    PROD,
+    BenchStats,
+    bench_replicates,
+    cached_stats,
+)
 from cap_core.profile.units import (
+    MISSING_SUBSET,
     BenchContext,
     bench_context,
     code_judgments,
@@ -78,8 +88,6 @@ from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
 __all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC", "MISSING_SUBSET"]
 
-#: Subset row of the items that carry no subset (only with ``by_subset`` and other subsets present).
-MISSING_SUBSET = "(missing)"
 
 #: Headline metric of each condition (LLMBar-style C5 uses ``pa``).
 PRIMARY_METRIC = {"overall": "pa", "C1": "pa", "C2": "pa", "C3": "pa", "C4": "pa",

@@ -17,17 +17,20 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from cap_core import verdicts
 from cap_core.bootstrap import base_index, per_base_sums
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import reference_variant
-from cap_core import verdicts
 
 #: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
 #: apart (pure consistency: the same verdict twice); correctness comes from the flags.
 A, B, TIE, OTHER, MISSING = 0, 1, 2, 3, -1
 _STRATA_COLUMNS = ("subset", "failure_type", "variant")
 
+
+#: Subset row of the items that carry no subset (only with ``by_subset`` and other subsets present).
+MISSING_SUBSET = "(missing)"
 
 @dataclass
 class BenchUnits:
@@ -365,8 +368,6 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
         subsets += sorted(s for s in items_b.get_column("subset").unique().to_list() if s != "all")
         n_missing = int((items_b.get_column("subset") == "all").sum())
         if len(subsets) > 1 and n_missing:
-            from cap_core.profile.conditions import MISSING_SUBSET
-
             # relabel for the subset rows only: strata (and so the resamples) are fixed above
             items_b = items_b.with_columns(pl.when(pl.col("subset") == "all").then(pl.lit(MISSING_SUBSET))
                                            .otherwise(pl.col("subset")).alias("subset"))
