@@ -43,11 +43,15 @@ else:
     any_score = view.scores["score"].is_not_null().any()
     if any_score:
         st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
+    if view.renormalisation:  # one line for every judge (CAP §5), never one box per judge
+        st.info(view.renormalisation)
     for row in view.scores.iter_rows(named=True):
-        if row["renormalised"]:
-            st.info(f"{short_label(row['label'])}: {row['note']}.")
-        elif row["score"] is None:
+        if row["score"] is None:
             st.warning(f"{short_label(row['label'])}: {row['note']}.")
+        else:  # what is left of a note once the shared renormalisation line has said its part
+            rest = [p for p in (row["note"] or "").split("; ") if p and not p.startswith("lacks ")]
+            if rest:
+                st.caption(f"{short_label(row['label'])}: {'; '.join(rest)}.")
     if (view.scores["method"] == METHOD_NORMAL).any():
         st.caption(
             "Published judges carry only printed intervals: their score CI and P(best) use a "
