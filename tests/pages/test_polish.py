@@ -1,0 +1,46 @@
+"""Leftovers of issues 12 and 14 on the pages (AppTest): Export tables in the one table format, the
+Choose page's source metrics, the small-cell notice, distinct judge labels in the sidebar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[2]
+APP = str(REPO / "app.py")
+BAD = ["None", "nan", "NaN", "<NA>", "null"]
+
+
+def _open(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page(page).run()
+    _clean(at)
+    return at
+
+
+def _clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _shown(el):
+    """The text a table displays (its Styler display values); fails on a plain, unstyled table."""
+    assert el.proto.arrow_data.styler.display_values, f"table {list(el.value.columns)[:3]} is not drawn by ui.display.show_table"
+    return pa.ipc.open_stream(el.proto.arrow_data.styler.display_values).read_pandas()
+
+
+def test_export_tables_show_one_decimal_and_a_dash_not_none():
+    at = _open("app_pages/export.py")
+    prof = next(d for d in at.dataframe if {"condition", "value"} <= set(d.value.columns))
+    raw, shown = prof.value, _shown(prof)
+    missing = raw["value"].isna()
+    assert missing.any()  # JudgeBench cannot measure C3-C6 (CAP Table 2)
+    assert set(shown.loc[missing, "value"]) == {"—"}
+    assert all(s == f"{v:.1f}" for s, v in zip(shown.loc[~missing, "value"], raw.loc[~missing, "value"]))
+    scores = next(d for d in at.dataframe if {"rank", "score"} <= set(d.value.columns))
+    text = _shown(scores)
+    assert not text.isin(BAD).any().any()
+    assert (text["separable from leader"] == "leader").sum() == 1
+    assert all(s == f"{v:.1f}" for s, v in zip(text["score"], scores.value["score"]))
