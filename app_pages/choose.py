@@ -13,7 +13,7 @@ from components.leaderboard import (
     weights_caption,
 )
 from ui.cache.choose import choose_view, closest_preset, html_file
-from ui.display import download
+from ui.display import LEADERBOARD_DECIMALS, download, show_table
 from ui.sidebar import data_location, get_selection, use_preset
 from ui.state import kept
 
@@ -55,7 +55,7 @@ if ch.filtered.height:
                                                for r in ch.filtered.iter_rows(named=True)))
 if view.board["rank"].is_not_null().any():
     left.plotly_chart(leaderboard_figure(view.board), key="cho_bars")
-st.dataframe(leaderboard_table(view.board), hide_index=True, key="cho_board")
+show_table(st, leaderboard_table(view.board), key="cho_board", decimals=LEADERBOARD_DECIMALS)
 for note in view.coverage_notes:
     st.caption(note)
 c1, c2, c3 = st.columns(3)
@@ -84,3 +84,10 @@ else:
                f"{short_label(view.runner_up or '')} (runner-up) is right and the other wrong on {cond}: right = "
                "every counted call correct (both orders where both are judged). Verdicts in the original letters.")
     st.dataframe(part, hide_index=True, key="cho_drill")
+
+board_judges = view.board.filter(~view.board["published"])["judge"].unique().to_list()
+if sel.ds is not None and board_judges:
+    from ui.source_metrics_section import render_source_metrics
+
+    with st.expander("The sources' own metrics for these judges", expanded=False):
+        render_source_metrics(sel.fingerprint, sel.ds, key="cho_source", judges=board_judges)

@@ -44,3 +44,23 @@ def test_export_tables_show_one_decimal_and_a_dash_not_none():
     assert not text.isin(BAD).any().any()
     assert (text["separable from leader"] == "leader").sum() == 1
     assert all(s == f"{v:.1f}" for s, v in zip(text["score"], scores.value["score"]))
+
+
+def test_choose_shows_the_sources_own_metrics_for_the_leaderboard_judges():
+    import polars as pl
+
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("app_pages/choose.py").run()
+    at.multiselect(key="sb_entries").set_value(["o1-mini (arena_hard)", "Qwen3-8B (rubric)",
+                                                "GPT-4o · CAP Table 5 · all"]).run()
+    _clean(at)
+    at.toggle(key="cho_source_differ").set_value(False).run()
+    _clean(at)
+    section = next(e for e in at.expander if e.label == "The sources' own metrics for these judges")
+    table = pl.from_pandas(next(d.value for d in section.dataframe if "why they differ" in d.value.columns))
+    board = pl.from_pandas(next(d.value for d in at.dataframe if {"rank", "score"} <= set(d.value.columns)))
+    computed = set(board.filter(pl.col("source") == "computed")["judge"].to_list())
+    assert computed == {"o1-mini (arena_hard)", "Qwen3-8B (rubric)"}
+    assert set(table["judge"].to_list()) == computed  # the leaderboard's judges, not the whole dataset
+    o1 = table.filter(pl.col("judge") == "o1-mini (arena_hard)", pl.col("subset") == "all")
+    assert o1["source %"].to_list() == [65.71]  # JudgeBench Table 2
