@@ -4,6 +4,7 @@ import streamlit as st
 
 from cap_core.choice.leaderboard import HOLM
 from cap_core.errors import CAPInputError
+from cap_core.profile.small_cells import small_cell_notice
 from cap_core.profile.weights import PRESETS
 from components.labels import short_label
 from components.leaderboard import (
@@ -58,6 +59,9 @@ if view.board["rank"].is_not_null().any():
 show_table(st, leaderboard_table(view.board), key="cho_board", decimals=LEADERBOARD_DECIMALS)
 for note in view.coverage_notes:
     st.caption(note)
+small = small_cell_notice(view.rows.filter(view.rows["label"].is_in(view.board["label"].to_list())), label="label")
+if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
+    st.info(small)
 c1, c2, c3 = st.columns(3)
 stem = f"cap_choice_{sel.benchmark}"
 download(c1, "Download scores CSV", view.scores_csv, f"{stem}_scores.csv", key="cho_dl_scores")

@@ -4,6 +4,7 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.glossary import help_text
+from cap_core.profile.small_cells import small_cell_notice
 from cap_core.profile.weights import METHOD_NORMAL
 from components.labels import short_label
 from components.radar import RADAR_SCALE, radar_figure
@@ -33,6 +34,9 @@ st.caption(
     f"{RADAR_SCALE} Hover a point for its value."
 )
 st.plotly_chart(radar_figure(view.rows), key="prof_radar")
+small = small_cell_notice(view.rows, label="label")
+if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
+    st.info(small)
 
 st.subheader("Weighted choice", help=help_text("score") + " · " + help_text("p_best"))
 if view.weights_problem:

@@ -64,3 +64,36 @@ def test_choose_shows_the_sources_own_metrics_for_the_leaderboard_judges():
     assert set(table["judge"].to_list()) == computed  # the leaderboard's judges, not the whole dataset
     o1 = table.filter(pl.col("judge") == "o1-mini (arena_hard)", pl.col("subset") == "all")
     assert o1["source %"].to_list() == [65.71]  # JudgeBench Table 2
+
+
+def _small_upload(at: AppTest) -> None:
+    # 20 base items, two judges: every cell is far below 50 base items
+    rows = ["benchmark,item_id,gold,judge,order,verdict"]
+    for i in range(20):
+        gold = "AB"[i % 2]
+        wrong = "BA"[i % 2]
+        for judge, right in (("J1", True), ("J2", i % 3 != 0)):
+            v = gold if right else wrong
+            rows += [f"tiny,{i},{gold},{judge},AB,{v}", f"tiny,{i},{gold},{judge},BA,{v}"]
+    at.radio(key="sb_source").set_value("upload").run()
+    at.file_uploader(key="sb_items_file").upload("tiny.csv", "\n".join(rows).encode(), "text/csv").run()
+
+
+def test_small_cells_are_called_optimistic_once_on_profiles_and_choose():
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("app_pages/profiles.py").run()
+    _small_upload(at)
+    _clean(at)
+    assert at.selectbox(key="sb_benchmark").value == "tiny"
+    notes = [i.value for i in at.info if "optimistic" in i.value]
+    assert len(notes) == 1 and "fewer than 50 base items" in notes[0] and "91–92% at 30" in notes[0]
+    assert "n = 20" in notes[0]
+    at.switch_page("app_pages/choose.py").run()
+    _clean(at)
+    notes = [i.value for i in at.info if "optimistic" in i.value]
+    assert len(notes) == 1 and "n = 20" in notes[0]
+
+
+def test_default_data_has_no_small_cell_notice():
+    at = _open("app_pages/profiles.py")
+    assert not [i.value for i in at.info if "optimistic" in i.value]
