@@ -4,6 +4,7 @@ import streamlit as st
 
 from cap_core.choice.leaderboard import HOLM
 from cap_core.errors import CAPInputError
+from cap_core.profile.small_cells import small_cell_notice
 from cap_core.profile.weights import PRESETS
 from components.labels import short_label
 from components.leaderboard import (
@@ -13,7 +14,7 @@ from components.leaderboard import (
     weights_caption,
 )
 from ui.cache.choose import choose_view, closest_preset, html_file
-from ui.display import download, show_table
+from ui.display import LEADERBOARD_DECIMALS, download, show_table
 from ui.sidebar import data_location, get_selection, use_preset
 from ui.state import kept
 
@@ -55,9 +56,12 @@ if ch.filtered.height:
                                                for r in ch.filtered.iter_rows(named=True)))
 if view.board["rank"].is_not_null().any():
     left.plotly_chart(leaderboard_figure(view.board), key="cho_bars")
-show_table(st, leaderboard_table(view.board), key="cho_board")
+show_table(st, leaderboard_table(view.board), key="cho_board", decimals=LEADERBOARD_DECIMALS)
 for note in view.coverage_notes:
     st.caption(note)
+small = small_cell_notice(view.rows.filter(view.rows["label"].is_in(view.board["label"].to_list())), label="label")
+if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
+    st.info(small)
 c1, c2, c3 = st.columns(3)
 stem = f"cap_choice_{sel.benchmark}"
 download(c1, "Download scores CSV", view.scores_csv, f"{stem}_scores.csv", key="cho_dl_scores")
@@ -86,3 +90,10 @@ else:
     if part["unit"].equals(part["item_ids"]):  # item units: the two columns say the same
         part = part.drop("item_ids")
     show_table(st, part, key="cho_drill")
+
+board_judges = view.board.filter(~view.board["published"])["judge"].unique().to_list()
+if sel.ds is not None and board_judges:
+    from ui.source_metrics_section import render_source_metrics
+
+    with st.expander("The sources' own metrics for these judges", expanded=False):
+        render_source_metrics(sel.fingerprint, sel.ds, key="cho_source", judges=board_judges)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from cap_core.errors import CAPInputError
 from cap_core.glossary import help_text
+from cap_core.profile.small_cells import small_cell_notice
 from cap_core.profile.weights import METHOD_NORMAL
 from components.labels import short_label
 from components.radar import RADAR_SCALE, radar_figure
@@ -33,6 +34,9 @@ st.caption(
     f"{RADAR_SCALE} Hover a point for its value."
 )
 st.plotly_chart(radar_figure(view.rows), key="prof_radar")
+small = small_cell_notice(view.rows, label="label")
+if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
+    st.info(small)
 
 st.subheader("Weighted choice", help=help_text("score") + " · " + help_text("p_best"))
 if view.weights_problem:
@@ -43,11 +47,15 @@ else:
     any_score = view.scores["score"].is_not_null().any()
     if any_score:
         st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
+    if view.renormalisation:  # one line for every judge (CAP §5), never one box per judge
+        st.info(view.renormalisation)
     for row in view.scores.iter_rows(named=True):
-        if row["renormalised"]:
-            st.info(f"{short_label(row['label'])}: {row['note']}.")
-        elif row["score"] is None:
+        if row["score"] is None:
             st.warning(f"{short_label(row['label'])}: {row['note']}.")
+        else:  # what is left of a note once the shared renormalisation line has said its part
+            rest = [p for p in (row["note"] or "").split("; ") if p and not p.startswith("lacks ")]
+            if rest:
+                st.caption(f"{short_label(row['label'])}: {'; '.join(rest)}.")
     if (view.scores["method"] == METHOD_NORMAL).any():
         st.caption(
             "Published judges carry only printed intervals: their score CI and P(best) use a "

@@ -56,7 +56,7 @@ def source_metrics_view(frame: pl.DataFrame, *, judges: list[str] | None = None,
 def source_metrics_summary(frame: pl.DataFrame) -> str:
     """One sentence: how many source figures there are and how many differ from CAP's."""
     if frame.height == 0:
-        return "No LLMBar or JudgeBench judge in the loaded data: no source metric to show."
+        return "No LLMBar, JudgeBench, AlpacaEval or score-giving judge in the loaded data: no source metric to show."
     differ = frame.filter(pl.col("reason") != "").height
     judges = frame.get_column("judge").n_unique()
     return (f"{frame.height} source figures for {judges} judges; {differ} differ from CAP's value, "

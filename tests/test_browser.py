@@ -225,3 +225,20 @@ def test_shared_url_in_a_fresh_browser_context_shows_the_same_leader(server, bro
     assert _sentence(other) == first
     ctx.close()
     page.close()
+
+
+def test_sidebar_judge_chips_show_whole_names(server, browser, shots):
+    """The Judges chips wrap instead of cutting a name ("GRM-Gemma-2B-re…"), and no chip is hidden."""
+    page = _open(browser, server + "/")
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    chips = page.locator('.st-key-sb_entries [data-tag] > span[title]')
+    expect(chips.first).to_be_visible(timeout=SLOW)
+    chips.first.scroll_into_view_if_needed()
+    page.locator(".st-key-sb_entries").screenshot(path=str(shots / "sidebar_judges.png"))
+    names = chips.evaluate_all("els => els.map(e => [e.title, e.innerText, e.scrollWidth <= e.clientWidth, "
+                               "e.scrollHeight <= e.clientHeight + 1])")
+    assert names and all(title == text and fits_w and fits_h for title, text, fits_w, fits_h in names), names
+    box = page.locator('.st-key-sb_entries [data-testid="stMultiSelectTagsContainer"]').first
+    assert box.evaluate("e => e.scrollHeight <= e.clientHeight + 1")  # the last chip is not scrolled away
+    _clean(page)
+    page.close()

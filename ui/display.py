@@ -18,7 +18,7 @@ import polars as pl
 from cap_core.glossary import column_help
 
 __all__ = ["POINT_DECIMALS", "MISSING", "COLUMN_DECIMALS", "round_points", "cell_text", "display_frame",
-           "show_table", "mostly_na", "download"]
+           "show_table", "mostly_na", "download", "LEADERBOARD_DECIMALS"]
 
 #: Decimals shown for values in percent or points, as on the Profiles page.
 POINT_DECIMALS = 1
@@ -31,6 +31,10 @@ COLUMN_DECIMALS: dict[str, int] = {
     "confidence": 2, "P(best)": 2, "p (Holm)": 3, "p_holm": 3, "$ / 1,000 verdicts": 3, "usd_per_1000": 3,
     "median latency (s)": 2, "median_latency_s": 2,
 }
+#: Decimals of the leaderboard table's own columns (:func:`components.leaderboard.leaderboard_table`);
+#: its scores, intervals and differences are points (one decimal).
+LEADERBOARD_DECIMALS: dict[str, int] = {"P(best)": 2, "p (Holm)": 3, "$ / 1,000 verdicts": 3,
+                                        "median latency (s)": 2}
 #: Float columns shown with as many digits as they need (thresholds on a grade scale).
 GENERAL_FORMAT = ("tau", "τ", "threshold")
 

@@ -32,6 +32,16 @@ SOURCES = ("embedded default data", "upload", "live run results", "labelled item
 CUSTOM = query.CUSTOM
 UPLOAD_TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 DEFAULT_PRESET = "balanced"
+#: Lets the Judges chips wrap onto more lines instead of cutting a name to "GRM-Gemma-2B-re…" (a sidebar
+#: holds about 18 characters per chip). Selectors are streamlit 1.67's data attributes (``data-tag`` chips,
+#: their ``title`` text span, the box around the chips whose max-height would otherwise hide the last
+#: line), scoped to this one widget by its key class. The chip's ``title`` keeps the full name as a tooltip.
+CHIP_CSS = """<style>
+.st-key-sb_entries [role="group"]:has(> [data-testid="stMultiSelectTagsContainer"]) { max-height: none; }
+.st-key-sb_entries [data-tag] { height: auto; white-space: normal; }
+.st-key-sb_entries [data-tag] > span[title] { white-space: normal; overflow: visible; text-overflow: clip;
+  overflow-wrap: anywhere; }
+</style>"""
 
 
 @dataclass
@@ -262,6 +272,7 @@ def render() -> Selection:
         sb.caption(data_location(sel))
         options = _entries(sel)
         _apply_link_judges(options)
+        sb.html(CHIP_CSS)  # style only: streamlit puts it in the event container (no space taken)
         sel.labels = sb.multiselect("Judges", options, key=kept("sb_entries", default_entries(sel, options),
                                                                  options=options, follows=sel.fingerprint),
                                     format_func=short_label)

@@ -38,8 +38,10 @@ def render_source_metrics(fingerprint: str, ds: Dataset, *, key: str, judges: li
         return
     st.caption(
         "LLMBar: correct_average, correct_both and equal as its statistics.json computes them from the recorded "
-        "winners; JudgeBench: its pair-level score over the two games. CAP's counterpart: pa (overall), C7 strict "
-        "and C7 consistency."
+        "winners; JudgeBench: its pair-level score over the two games; AlpacaEval: the model's win rate over the "
+        "baseline (a draw is half a win; no CAP counterpart: it rates the generators); RewardBench-style accuracy "
+        "for judges that score both responses (chosen strictly above rejected). CAP's counterpart: pa (overall), "
+        "C7 strict and C7 consistency."
     )
     only = st.toggle("Only rows where CAP differs", value=True, key=f"{key}_differ")
     st.dataframe(source_metrics_view(frame, differing_only=only), hide_index=True, width="stretch",

@@ -39,8 +39,39 @@ CAP's counterpart is ``pa`` (the mean of the two orders, ties and unparsed not c
 so a pair with one correct game and one tie counts 1 in JudgeBench and 0.5 in CAP, and a
 split pair (one correct, one wrong) 0 in JudgeBench and 0.5 in CAP.
 
-Sources whose metric is not implemented here (AlpacaEval's win rate, RewardBench-style
-accuracy) give no rows.
+AlpacaEval (Dubois et al., 2024; ``src/alpaca_eval/metrics/helpers.py`` of tatsu-lab/alpaca_eval,
+``BaseScoringRule.describe_head2head``), for the ``alpacaeval`` benchmark of
+:func:`cap_core.importers.alpacaeval.import_alpacaeval`. Its ``preference`` is 1 (output_1,
+the baseline, wins), 2 (output_2, the model, wins), 1.5 or 0 a draw, or a weighted number
+in between; values outside [1, 2] (and NaN) are dropped, not counted:
+
+* ``alpacaeval_win_rate`` = mean of ``preference - 1`` over the kept annotations (percent):
+  a draw counts half a win, a weighted preference its probability;
+* ``alpacaeval_discrete_win_rate`` = the same after rounding each preference to 1, 1.5 or 2
+  (``ZeroOneScoringRule``: > 1.5 a win, < 1.5 a loss, exactly 1.5 a draw, half a win).
+
+The importer stores ``preference`` as CAP's verdict and confidence in the item's canonical
+orientation (A = the generator whose name sorts first), so ``preference - 1`` is read back as
+the probability that the model beats the baseline: ``confidence`` of the preferred side (1
+for an integer preference), 0.5 for a tie; unparsed verdicts are dropped as AlpacaEval drops
+them. A row is one annotator and one generator pair (``subset`` = ``"<model> vs
+<baseline>"``); the baseline is the generator that takes part in every pair of the annotator
+(AlpacaEval compares every model with one baseline). With a single pair both generators
+qualify and the file does not say which was ``generator_1``: the row is then the win rate of
+the generator named second over the one named first, and the rule says so. Only items with a
+gold label are in a CAP dataset, so ``n`` may be below AlpacaEval's count. The win rate rates
+the generators, not the judge: CAP has no counterpart (``cap_value`` null).
+
+RewardBench (Lambert et al., 2024; ``scripts/run_rm.py`` of allenai/reward-bench: ``1 if
+chosen > rejected else 0``), for every judge that scores the two responses (``score_a`` /
+``score_b``, e.g. reward models):
+
+* ``rewardbench_accuracy`` = share of items whose chosen (gold) response scores strictly above
+  the rejected one; equal scores count 0, and so does a missing score. Where a judge scores
+  the pair in both orders (position-dependent graders), an item counts the mean of its
+  orders. Per subset (the items' subsets) and ``all`` (item-weighted). CAP's counterpart is
+  ``pa``: CAP derives the verdict from the scores with equal scores a tie (never correct),
+  so the two agree unless the verdict was not the score comparison.
 """
 
 from __future__ import annotations
@@ -51,7 +82,8 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.verdicts import choose_verdicts, verdict_rows
 
-__all__ = ["source_metrics", "source_of", "SOURCE_METRICS_SCHEMA", "SOURCE_RULES", "CAP_COUNTERPART"]
+__all__ = ["source_metrics", "source_of", "SOURCE_METRICS_SCHEMA", "SOURCE_RULES", "CAP_COUNTERPART",
+           "NO_COUNTERPART"]
 
 #: Columns of :func:`source_metrics`; ``value`` and ``cap_value`` in percent.
 SOURCE_METRICS_SCHEMA: dict[str, pl.DataType] = {
@@ -74,6 +106,12 @@ SOURCE_RULES: dict[str, str] = {
     "llmbar_equal": "LLMBar statistics.json: the two recorded winners equal (two unparsed count as equal)",
     "judgebench_score": "JudgeBench metrics.py: +1 per game with decision == label, -1 per opposite "
                         "decision; a pair is correct when the sum is positive",
+    "alpacaeval_win_rate": "AlpacaEval win_rate: mean of (preference - 1) over preferences in [1, 2]; a draw "
+                           "(1.5 or 0) counts half a win, a weighted preference its probability",
+    "alpacaeval_discrete_win_rate": "AlpacaEval discrete_win_rate: each preference rounded to win (> 1.5), "
+                                    "loss (< 1.5) or draw (1.5 or 0, half a win), then averaged",
+    "rewardbench_accuracy": "RewardBench run_rm.py: 1 if the chosen response scores strictly above the "
+                            "rejected one, else 0 (equal or missing scores 0)",
 }
 
 #: CAP's nearest metric for each source metric: (condition, metric) of the profile.
@@ -82,15 +120,21 @@ CAP_COUNTERPART: dict[str, tuple[str, str]] = {
     "llmbar_correct_both": ("C7", "strict"),
     "llmbar_equal": ("C7", "consistency"),
     "judgebench_score": ("overall", "pa"),
+    "rewardbench_accuracy": ("overall", "pa"),
 }
+#: Source metrics that rate something other than the judge's accuracy: no CAP counterpart.
+NO_COUNTERPART = ("alpacaeval_win_rate", "alpacaeval_discrete_win_rate")
 
 _ADVERSARIAL = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 _TOL = 1e-9
 
 
 def source_of(benchmark: str) -> str | None:
-    """``"llmbar"`` for ``llmbar`` / ``llmbar_*``, ``"judgebench"`` for ``judgebench*``, else None."""
+    """``"llmbar"`` for ``llmbar`` / ``llmbar_*``, ``"judgebench"`` for ``judgebench*``, ``"alpacaeval"``
+    for ``alpacaeval`` (the benchmark of the AlpacaEval importer), else None."""
     b = str(benchmark)
+    if b == "alpacaeval":
+        return "alpacaeval"
     if b == "llmbar" or b.startswith("llmbar_"):
         return "llmbar"
     if b.startswith("judgebench"):
@@ -188,8 +232,88 @@ def _judgebench_rows(p: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([per, overall.select(per.columns)]).with_columns(pl.lit("judgebench_score").alias("metric"))
 
 
+def _pair_of(item_id: str) -> tuple[str, str] | None:
+    """``(generator A, generator B)`` of an AlpacaEval item id ``<hash>:<A>|<B>``, or None."""
+    _, sep, pair = str(item_id).partition(":")
+    a, bar, b = pair.partition("|")
+    return (a, b) if sep and bar and a and b else None
+
+
+def _alpacaeval_rows(ds: Dataset) -> pl.DataFrame:
+    """AlpacaEval's win rates per (annotator, generator pair), from verdict and confidence (module notes)."""
+    j = ds.judgments.filter(pl.col("benchmark").map_elements(source_of, return_dtype=pl.String) == "alpacaeval")
+    if "confidence" not in j.columns:
+        j = j.with_columns(pl.lit(None, dtype=pl.Float64).alias("confidence"))
+    recs = []
+    for (judge, bench), grp in j.group_by("judge", "benchmark", maintain_order=True):
+        pairs: dict[tuple[str, str], list[float]] = {}
+        for item, verdict, conf in grp.select("item_id", "verdict", "confidence").iter_rows():
+            pair = _pair_of(item)
+            if pair is None or verdict not in ("A", "B", "tie"):
+                continue  # unparsed or missing: AlpacaEval drops what is not a preference
+            c = 1.0 if conf is None else float(conf)
+            p_b = 0.5 if verdict == "tie" else (c if verdict == "B" else 1.0 - c)
+            pairs.setdefault(pair, []).append(p_b)
+        in_pairs: dict[str, int] = {}
+        for a, b in pairs:
+            in_pairs[a] = in_pairs.get(a, 0) + 1
+            in_pairs[b] = in_pairs.get(b, 0) + 1
+        for (a, b), p_bs in pairs.items():
+            a_base, b_base = in_pairs[a] == len(pairs), in_pairs[b] == len(pairs)
+            known = a_base != b_base  # exactly one generator is in every pair: it is the baseline
+            model_wins = [1.0 - p for p in p_bs] if (known and b_base) else p_bs
+            model, base = (a, b) if (known and b_base) else (b, a)
+            discrete = [1.0 if p > 0.5 else (0.0 if p < 0.5 else 0.5) for p in model_wins]
+            for metric, vals in (("alpacaeval_win_rate", model_wins), ("alpacaeval_discrete_win_rate", discrete)):
+                recs.append({"judge": judge, "benchmark": bench, "subset": f"{model} vs {base}", "metric": metric,
+                             "value": 100.0 * sum(vals) / len(vals), "n": len(vals), "_known": known})
+    return pl.DataFrame(recs, schema={"judge": pl.String, "benchmark": pl.String, "subset": pl.String,
+                                      "metric": pl.String, "value": pl.Float64, "n": pl.Int64, "_known": pl.Boolean})
+
+
+def _rewardbench_rows(ds: Dataset) -> pl.DataFrame:
+    """RewardBench-style accuracy of the judges that score both responses (module notes), per subset and all."""
+    from cap_core.profile.conditions import MISSING_SUBSET
+
+    j = ds.judgments
+    if "score_a" not in j.columns or "score_b" not in j.columns:
+        return pl.DataFrame()
+    scored = j.filter(pl.col("score_a").is_not_null() | pl.col("score_b").is_not_null()).select(
+        "judge", "benchmark").unique()
+    if scored.height == 0:
+        return pl.DataFrame()
+    rows = verdict_rows(ds, carry=("score_a", "score_b")).join(scored, on=["judge", "benchmark"])
+    chosen = pl.when(pl.col("gold") == "A").then(pl.col("score_a")).otherwise(pl.col("score_b"))
+    rejected = pl.when(pl.col("gold") == "A").then(pl.col("score_b")).otherwise(pl.col("score_a"))
+    rows = rows.with_columns((chosen > rejected).fill_null(False).cast(pl.Float64).alias("_ok"))
+    rows = rows.with_columns(((pl.col("_ok") > 0) != pl.col("correct").fill_null(False)).alias("_differs"))
+    per_item = rows.group_by("judge", "benchmark", "item_id").agg(pl.col("_ok").mean(), pl.col("_differs").sum())
+    subsets = ds.items.select("benchmark", "item_id", pl.col("subset").fill_null(MISSING_SUBSET))
+    per_item = per_item.join(subsets, on=["benchmark", "item_id"], how="left")
+    has_subsets = per_item.filter(pl.col("subset") != "all").group_by("benchmark").agg(
+        (pl.col("subset") != MISSING_SUBSET).any().alias("_real"))
+    per_item = per_item.join(has_subsets, on="benchmark", how="left")
+
+    def agg(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+        return frame.group_by(by).agg(pl.len().alias("n"), (pl.col("_ok").mean() * 100).alias("value"),
+                                      pl.col("_differs").sum().alias("_k_differs"))
+
+    keys = ["judge", "benchmark"]
+    per = agg(per_item.filter(pl.col("_real").fill_null(False) & (pl.col("subset") != "all")), keys + ["subset"])
+    overall = agg(per_item, keys).with_columns(pl.lit("all").alias("subset"))
+    return pl.concat([per.select(overall.columns), overall]).with_columns(
+        pl.lit("rewardbench_accuracy").alias("metric"))
+
+
 def _reason(r: dict) -> str:
     m = r["metric"]
+    if m in NO_COUNTERPART:
+        why = ("a win rate of the model over the baseline under AlpacaEval's rule (a draw is half a win); it rates "
+               "the generators, not the judge, so CAP has no counterpart")
+        if not r.get("_known"):
+            why += ("; which generator was the baseline (generator_1) is not in the data: this is the win rate of "
+                    "the generator named first in the subset over the one named second")
+        return why
     if r["cap_value"] is None:
         return "CAP has no value here"
     if abs(r["value"] - r["cap_value"]) <= _TOL:
@@ -218,17 +342,23 @@ def _reason(r: dict) -> str:
                 f"with one correct game and one tie/unparsed count 1 (CAP 0.5), {r.get('_k_split') or 0} split pairs "
                 f"count 0 (CAP 0.5); {k_diff} pairs where the recorded decision differs from CAP's verdict "
                 f"(reward models record B>A on equal scores, CAP a tie)")
+    if m == "rewardbench_accuracy":
+        return (f"RewardBench compares the two scores (chosen strictly above rejected); CAP reads the judge's verdict, "
+                f"which is not the score comparison on {r.get('_k_differs') or 0} judgments")
     return "the source's rule differs from CAP's"
 
 
 def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFrame:
-    """The metrics LLMBar and JudgeBench publish, per judge, under their own rules, beside CAP's.
+    """The metrics LLMBar, JudgeBench, AlpacaEval and RewardBench publish, per judge, under their own rules,
+    beside CAP's.
 
     Parameters
     ----------
     ds : Dataset
         Validated items and judgments; LLMBar benchmarks (``llmbar``, ``llmbar_*``) and
-        JudgeBench ones (``judgebench*``) are scored, others ignored. The source metrics
+        JudgeBench ones (``judgebench*``) are scored, AlpacaEval's win rates come from the
+        ``alpacaeval`` benchmark, RewardBench-style accuracy from every judge with
+        ``score_a`` / ``score_b`` on any benchmark; others are ignored. The source metrics
         read ``verdict_recorded`` (the source's own verdict) where present, else
         ``verdict``; CAP's values read ``verdict`` (derived).
     judges : list of str, optional
@@ -246,8 +376,10 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
         subsets are its sets (Natural, GPTInst, GPTOut, Manual, Neighbor; ``all`` for
         the processed sets) plus ``Adversarial``, the mean of the four adversarial
         subsets' values as the LLMBar paper averages them. JudgeBench subsets are the
-        categories plus ``all``. Sorted by benchmark, judge, subset, metric. Empty (with
-        the schema) when no LLMBar or JudgeBench judge is present.
+        categories plus ``all``. AlpacaEval subsets are ``"<model> vs <baseline>"`` pairs
+        (``cap_metric`` and ``cap_value`` null); RewardBench ones the items' subsets plus
+        ``all``. Sorted by benchmark, judge, subset, metric. Empty (with the schema) when no
+        judge of these sources is present.
 
     Raises
     ------
@@ -259,53 +391,73 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
     if not isinstance(ds, Dataset):
         raise CAPInputError("source_metrics needs a Dataset", argument="ds", expected="cap_core.dataset.Dataset",
                             got=type(ds).__name__, fix="load one with cap_core.load_dataset")
-    benches = [b for b in ds.benchmarks if source_of(b) is not None]
     if judges is not None:
         unknown = [j for j in judges if j not in ds.judges]
         if unknown:
             raise CAPInputError("unknown judge name", argument="judges", got=unknown[0],
                                 expected="one of " + ", ".join(ds.judges), fix="pick judges present in the dataset")
-    sub = ds.select(benchmarks=benches, judges=judges)
-    if not benches or sub.judgments.height == 0:
+    has_scores = ("score_a" in ds.judgments.columns and "score_b" in ds.judgments.columns)
+    scored = sorted(set(ds.judgments.filter(pl.col("score_a").is_not_null() | pl.col("score_b").is_not_null())
+                        ["benchmark"].to_list())) if has_scores else []
+    benches = [b for b in ds.benchmarks if source_of(b) is not None or b in scored]
+    sub = ds.select(benchmarks=benches, judges=judges) if benches else None
+    if sub is None or sub.judgments.height == 0:
         return pl.DataFrame(schema=SOURCE_METRICS_SCHEMA)
-    p = _pairs(sub)
-    parts = []
-    lb = p.filter(pl.col("benchmark").map_elements(source_of, return_dtype=pl.String) == "llmbar")
-    jb = p.filter(pl.col("benchmark").map_elements(source_of, return_dtype=pl.String) == "judgebench")
-    extra = ["_k_differs", "_k_unp2", "_k_tie2", "_k_half", "_k_split", "_recorded", "_n_orders"]
+    extra = ["_k_differs", "_k_unp2", "_k_tie2", "_k_half", "_k_split", "_recorded", "_n_orders", "_known"]
 
     def norm(frame: pl.DataFrame) -> pl.DataFrame:
         for c in extra:
             if c not in frame.columns:
                 frame = frame.with_columns(pl.lit(None).alias(c))
         return frame.select("judge", "benchmark", "subset", "metric", pl.col("value").cast(pl.Float64),
-                            pl.col("n").cast(pl.Int64), *[pl.col(c).cast(pl.Int64 if c != "_recorded" else pl.Boolean)
-                                                          for c in extra])
+                            pl.col("n").cast(pl.Int64),
+                            *[pl.col(c).cast(pl.Boolean if c in ("_recorded", "_known") else pl.Int64)
+                              for c in extra])
 
-    if lb.height:
-        parts.append(norm(_llmbar_rows(lb)))
-    if jb.height:
-        parts.append(norm(_judgebench_rows(jb)))
-    rows = pl.concat(parts)
-    prof = compute_profile(sub, n_resamples=1, seed=0, by_subset=True).profile
-    counterpart = pl.DataFrame({"metric": list(CAP_COUNTERPART),
-                                "condition": [c for c, _ in CAP_COUNTERPART.values()],
-                                "cap_metric": [m for _, m in CAP_COUNTERPART.values()]})
-    cap = prof.select("judge", "benchmark", "subset", "condition", pl.col("metric").alias("cap_metric"),
-                      pl.col("value").alias("cap_value"))
-    rows = rows.join(counterpart, on="metric").join(cap, on=["judge", "benchmark", "subset", "condition", "cap_metric"],
-                                                   how="left").drop("condition")
-    # LLMBar's Adversarial average: the mean of the four adversarial subsets (source and CAP alike)
-    adv = rows.filter(pl.col("benchmark") == "llmbar", pl.col("subset").is_in(list(_ADVERSARIAL)))
-    if adv.height:
-        full = adv.group_by("judge", "metric").agg(pl.col("subset").n_unique().alias("_k"))
-        adv = adv.join(full.filter(pl.col("_k") == len(_ADVERSARIAL)).select("judge", "metric"),
-                       on=["judge", "metric"])
-        mean = adv.group_by("judge", "benchmark", "metric", "cap_metric").agg(
-            pl.col("value").mean(), pl.col("n").sum(), pl.col("cap_value").mean(),
-            *[pl.col(c).sum() if c.startswith("_k") else pl.col(c).first() for c in extra],
-        ).with_columns(pl.lit("Adversarial").alias("subset"))
-        rows = pl.concat([rows, mean.select(rows.columns)])
+    parts = []
+    paired = [b for b in sub.benchmarks if source_of(b) in ("llmbar", "judgebench")]
+    if paired:
+        p = _pairs(sub.select(benchmarks=paired))
+        lb = p.filter(pl.col("benchmark").map_elements(source_of, return_dtype=pl.String) == "llmbar")
+        jb = p.filter(pl.col("benchmark").map_elements(source_of, return_dtype=pl.String) == "judgebench")
+        if lb.height:
+            parts.append(norm(_llmbar_rows(lb)))
+        if jb.height:
+            parts.append(norm(_judgebench_rows(jb)))
+    rb = _rewardbench_rows(sub)
+    if rb.height:
+        parts.append(norm(rb))
+    ae = _alpacaeval_rows(sub)
+    ae = norm(ae).with_columns(pl.lit(None, dtype=pl.String).alias("cap_metric"),
+                               pl.lit(None, dtype=pl.Float64).alias("cap_value")) if ae.height else None
+    if not parts and ae is None:
+        return pl.DataFrame(schema=SOURCE_METRICS_SCHEMA)
+    if parts:
+        rows = pl.concat(parts)
+        prof = compute_profile(sub, n_resamples=1, seed=0, by_subset=True).profile
+        counterpart = pl.DataFrame({"metric": list(CAP_COUNTERPART),
+                                    "condition": [c for c, _ in CAP_COUNTERPART.values()],
+                                    "cap_metric": [m for _, m in CAP_COUNTERPART.values()]})
+        cap = prof.select("judge", "benchmark", "subset", "condition", pl.col("metric").alias("cap_metric"),
+                          pl.col("value").alias("cap_value"))
+        rows = rows.join(counterpart, on="metric").join(
+            cap, on=["judge", "benchmark", "subset", "condition", "cap_metric"], how="left").drop("condition")
+        # LLMBar's Adversarial average: the mean of the four adversarial subsets (source and CAP alike)
+        adv = rows.filter(pl.col("benchmark") == "llmbar", pl.col("subset").is_in(list(_ADVERSARIAL)),
+                          pl.col("metric").str.starts_with("llmbar_"))
+        if adv.height:
+            full = adv.group_by("judge", "metric").agg(pl.col("subset").n_unique().alias("_k"))
+            adv = adv.join(full.filter(pl.col("_k") == len(_ADVERSARIAL)).select("judge", "metric"),
+                           on=["judge", "metric"])
+            mean = adv.group_by("judge", "benchmark", "metric", "cap_metric").agg(
+                pl.col("value").mean(), pl.col("n").sum(), pl.col("cap_value").mean(),
+                *[pl.col(c).sum() if c.startswith("_k_") else pl.col(c).first() for c in extra],
+            ).with_columns(pl.lit("Adversarial").alias("subset"))
+            rows = pl.concat([rows, mean.select(rows.columns)])
+        if ae is not None:
+            rows = pl.concat([rows, ae.select(rows.columns)])
+    else:
+        rows = ae
     reasons = [_reason(r) for r in rows.iter_rows(named=True)]
     out = rows.with_columns(
         pl.col("metric").replace_strict(SOURCE_RULES, return_dtype=pl.String).alias("rule"),

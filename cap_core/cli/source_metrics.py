@@ -2,8 +2,10 @@
 
 ``source-metrics --data DIR [--judge J ...] --out FILE.csv``
     Per judge, the metrics LLMBar (``llmbar_correct_average``, ``llmbar_correct_both``,
-    ``llmbar_equal``) and JudgeBench (``judgebench_score``) publish, computed under
-    their own rules from the sources' recorded verdicts
+    ``llmbar_equal``), JudgeBench (``judgebench_score``), AlpacaEval (``alpacaeval_win_rate``,
+    ``alpacaeval_discrete_win_rate``) and RewardBench (``rewardbench_accuracy``, for judges
+    with ``score_a``/``score_b``) publish, computed under their own rules from the sources'
+    recorded verdicts
     (:func:`cap_core.analyses.source_metrics.source_metrics`). Columns ``judge,
     benchmark, subset, metric, value, n, rule`` (value in percent), then CAP's
     counterpart ``cap_metric, cap_value`` and a one-line ``reason`` where they differ.
@@ -42,12 +44,13 @@ def register(subparsers) -> None:
     """Add ``source-metrics`` to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "source-metrics",
-        help="the sources' own metrics (LLMBar statistics.json, JudgeBench score) beside CAP's",
+        help="the sources' own metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench) beside CAP's",
         description="Each source's published metrics under its own rules (LLMBar: correct_average, correct_both, "
-        "equal from the recorded winners; JudgeBench: the pair-level two-game score), with CAP's counterpart "
-        "and the reason where they differ. Values in percent.",
+        "equal from the recorded winners; JudgeBench: the pair-level two-game score; AlpacaEval: the model's win "
+        "rate over the baseline, a draw half a win; RewardBench: chosen scored strictly above rejected), with "
+        "CAP's counterpart and the reason where they differ. Values in percent.",
     )
-    p.add_argument("--data", type=Path, required=True, help="dataset directory (from `import llmbar|judgebench`)")
+    p.add_argument("--data", type=Path, required=True, help="dataset directory (from `import llmbar|judgebench|alpacaeval|...`)")
     p.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
     p.add_argument("--out", type=Path, required=True, help="CSV to write")
     p.set_defaults(handler=_source_metrics)

@@ -10,6 +10,7 @@
 ``published``   the published CAP tables as profile and coverage frames
 ``combine``     one profile frame from computed and published profiles
 ``selection``   one value per (judge, condition) out of a profile frame
+``small_cells`` cells under 50 base items whose bootstrap intervals are optimistic (the rule and its notice)
 
 May import: the shared model at the ``cap_core`` root (errors, schema, dataset, io,
 export, bootstrap, config, verdicts). Never imports another domain package. ``dask`` and

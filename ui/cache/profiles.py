@@ -12,7 +12,7 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.weights import WEIGHTED_SCHEMA
 from cap_core.schema import PROFILE_SCHEMA
-from components.labels import with_labels
+from components.labels import short_labels, with_labels
 from components.tables import profile_table, scores_table
 from ui.cache import loaders as cache
 
@@ -38,7 +38,9 @@ class ProfilesView:
 
     ``weights_problem`` is a sentence for the user when no weighted score can be given
     (all weights zero); ``scores`` and ``score_table`` are then empty, while ``rows``
-    and ``table`` (which do not depend on the weights) are complete.
+    and ``table`` (which do not depend on the weights) are complete. ``renormalisation``
+    is the one line saying which weighted conditions were dropped for which judges
+    (see :func:`renormalisation_line`), or None when no score was renormalised.
     """
 
     rows: pl.DataFrame
@@ -47,6 +49,7 @@ class ProfilesView:
     table: pl.DataFrame
     score_table: pl.DataFrame
     weights_problem: str | None = None
+    renormalisation: str | None = None
 
 
 def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
@@ -97,4 +100,34 @@ def profiles_view(sel: Selection) -> ProfilesView:
     scores = scores.join(label_of, on=["judge", "subset", "source"], how="left").sort(
         "score", descending=True, nulls_last=True
     )
-    return ProfilesView(rows, reps, scores, table, scores_table(scores), problem)
+    return ProfilesView(rows, reps, scores, table, scores_table(scores), problem,
+                        renormalisation_line(scores, sel.weights))
+
+
+def renormalisation_line(scores: pl.DataFrame, weights: dict[str, float]) -> str | None:
+    """One line naming, for the renormalised scores, which weighted conditions each judge lacks.
+
+    ``scores`` has the :data:`WEIGHTED_SCHEMA` columns plus ``label``; judges lacking
+    the same conditions are named together, e.g. ``"Weights renormalised over each
+    judge's measured conditions: without C3, C4 for all 2 judges; without C5 also
+    for X."``. None when no row is renormalised (CAP §5: a missing condition is
+    dropped and the rest renormalised, never read as zero).
+    """
+    from cap_core.choice.leaderboard import condition_ranges
+
+    weighted = [c for c, w in weights.items() if w > 0]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    rows = [r for r in scores.iter_rows(named=True) if r["renormalised"]]
+    if not rows:
+        return None
+    names = short_labels(r["label"] for r in rows)
+    for r in rows:
+        used = {c.strip() for c in (r["conditions_used"] or "").split(",") if c.strip()}
+        lacking = tuple(c for c in weighted if c not in used)
+        groups.setdefault(lacking, []).append(names[r["label"]])
+    n_scored = int(scores["score"].is_not_null().sum())
+    parts = []
+    for lacking, who in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        whom = f"all {len(who)} judges" if len(who) == n_scored and len(who) > 1 else ", ".join(who)
+        parts.append(f"without {condition_ranges(list(lacking))} for {whom}")
+    return "Weights renormalised over each judge's measured conditions: " + "; ".join(parts) + "."

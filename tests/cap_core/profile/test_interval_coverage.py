@@ -44,7 +44,8 @@ Cells: 100 base items at accuracy 0.8 and 200 at 0.6 (CAP's content cells hold 5
 items, Table 20; Hard-Constructed cells 30-139). Smaller cells are not claimed: at 30
 base items and p = 0.9 the percentile interval covers about 91-92% (a known small-sample
 shortfall of the percentile bootstrap, skewed at high accuracy), so "≥ 94 %" is false
-there; read intervals of cells with n ≲ 50 as optimistic.
+there; read intervals of cells with n ≲ 50 as optimistic (the pages say so:
+:mod:`cap_core.profile.small_cells`).
 
 Runtime (measured): about 8 s of CPU for the whole module; 18-40 s of wall time on the
 shared two-core machine at a load average of 18. Each test asserts its own CPU time
