@@ -95,13 +95,16 @@ def _gates(specs: list[str]) -> list[tuple[str, str | None, float]]:
             thr = float(num)
         except ValueError:
             sep = ""
+        else:
+            if not 0 <= thr <= 100:  # nan, inf and values off the percent scale: a gate that can never decide
+                sep = ""
         judge, cond = name, None
         head, colon, tail = name.rpartition(":")
         if colon and tail.strip().upper() in CONDITION_IDS:
             judge, cond = head, tail.strip().upper()
         if not sep or not judge.strip():
             raise CAPInputError("a gate must read JUDGE=NUMBER or JUDGE:CONDITION=NUMBER", argument="--fail-below",
-                                got=spec, expected="e.g. 'GPT-4/CoT=60' or 'GPT-4/CoT:C7=55'",
+                                got=spec, expected="e.g. 'GPT-4/CoT=60' or 'GPT-4/CoT:C7=55' (a number from 0 to 100)",
                                 fix="quote the judge name and give a number in percent")
         out.append((judge.strip(), cond, thr))
     return out

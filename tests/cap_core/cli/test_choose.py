@@ -95,6 +95,9 @@ def test_baseline_gate_paired(data, tmp_path, capsys):
     (["--min", "C7>60"], "--min"),
     (["--fail-below", "no such judge=50"], "--fail-below"),
     (["--fail-below", "o1-mini=abc"], "--fail-below"),
+    (["--fail-below", f"{JUDGE}=nan"], "--fail-below"),  # nan < x is never true: the gate would always pass
+    (["--fail-below", f"{JUDGE}:C7=-inf"], "--fail-below"),
+    (["--fail-below", f"{JUDGE}=inf"], "--fail-below"),
     (["--benchmark", "nope"], "--benchmark"),
 ])
 def test_bad_input_exits_2_with_one_line(data, tmp_path, capsys, extra, where):
