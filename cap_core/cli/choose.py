@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import SEED, int_between
+from cap_core.cli.options import SEED, check_outputs, int_between
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "EXIT_CODES"]
@@ -80,6 +80,7 @@ def _inputs(p: argparse.ArgumentParser, presets) -> None:
 
 def _report(args: argparse.Namespace) -> str:
     html = args.out
+    check_outputs(out=html)
     args.out, args.html, args.profile_out, args.lock, args.fail_below, args.baseline = None, html, None, None, [], None
     _choose(args)
     return f"wrote the HTML report to {html}"
@@ -127,6 +128,7 @@ def _choose(args: argparse.Namespace) -> str:
     from cap_core.profile.weights import PRESETS
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)
+    check_outputs(out=args.out, profile_out=args.profile_out, html=args.html, lock=args.lock)
     if args.weights is not None:
         weights = parse_weights(args.weights, argument="--weights")
     else:

@@ -134,3 +134,15 @@ def test_report_verb_writes_an_offline_html_with_the_leaderboard(data, default_d
     # the shipped data hold six benchmarks: a report describes one
     assert run(["report", "--data", str(default_data_dir), "--preset", "balanced", "--out", str(out)]) == 2
     assert "exactly one --benchmark" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--profile-out", "--html", "--lock"])
+def test_a_bad_later_output_path_writes_nothing(data, tmp_path, capsys, option):
+    """A directory where a later output file should go is refused before the scores CSV is written."""
+    out, folder = tmp_path / "s.csv", tmp_path / "a_folder"
+    folder.mkdir()
+    code = run(["choose", "--data", str(data[0]), "--benchmark", JB, "--weights", "C1=1", "--out", str(out),
+                option, str(folder), "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].startswith("error:") and option in err[-1]
+    assert not out.exists()
