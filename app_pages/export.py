@@ -5,10 +5,11 @@ import streamlit as st
 from cap_core.errors import CAPInputError
 from cap_core.export import to_csv_bytes, to_json_bytes
 from components.leaderboard import leaderboard_table
+from ui.display import LEADERBOARD_DECIMALS
 from ui.cache.choose import choose_view
 from ui.cache.export import profile_frame
 from ui.cache.profiles import profiles_view
-from ui.display import download
+from ui.display import download, show_table
 from ui.sidebar import get_selection
 
 sel = get_selection()
@@ -33,7 +34,7 @@ st.caption(
 )
 stem = f"cap_profiles_{sel.benchmark}"
 st.subheader("Profile")
-st.dataframe(view.table, hide_index=True, key="exp_table")
+show_table(st, view.table, key="exp_table")
 st.caption("Shown rounded to one decimal (primary metrics); the files hold every metric at full precision.")
 c1, c2 = st.columns(2)
 download(c1, "Download CSV", to_csv_bytes(prof), f"{stem}.csv", "text/csv", key="exp_csv")
@@ -48,7 +49,7 @@ try:
 except CAPInputError as err:
     st.warning(f"No weighted score: {err.problem}")
     st.stop()
-st.dataframe(leaderboard_table(choice.board), hide_index=True, key="exp_scores")
+show_table(st, leaderboard_table(choice.board), key="exp_scores", decimals=LEADERBOARD_DECIMALS)
 c3, c4 = st.columns(2)
 download(c3, "Download CSV", choice.scores_csv, f"{stem}_scores.csv", "text/csv", key="exp_scores_csv")
 download(c4, "Download JSON", to_json_bytes(choice.scores), f"{stem}_scores.json", "application/json",

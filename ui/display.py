@@ -18,7 +18,7 @@ import polars as pl
 from cap_core.glossary import column_help
 
 __all__ = ["POINT_DECIMALS", "MISSING", "COLUMN_DECIMALS", "round_points", "cell_text", "display_frame",
-           "show_table", "mostly_na", "download"]
+           "show_table", "mostly_na", "download", "LEADERBOARD_DECIMALS"]
 
 #: Decimals shown for values in percent or points, as on the Profiles page.
 POINT_DECIMALS = 1
@@ -30,6 +30,10 @@ COLUMN_DECIMALS: dict[str, int] = {
     "p_best": 2, "auroc": 2, "a_imp": 3, "published: Validity Table 7": 3, "computed (best predictor)": 3,
     "confidence": 2,
 }
+#: Decimals of the leaderboard table's own columns (:func:`components.leaderboard.leaderboard_table`);
+#: its scores, intervals and differences are points (one decimal).
+LEADERBOARD_DECIMALS: dict[str, int] = {"P(best)": 2, "p (Holm)": 3, "$ / 1,000 verdicts": 3,
+                                        "median latency (s)": 2}
 #: Float columns shown with as many digits as they need (thresholds on a grade scale).
 GENERAL_FORMAT = ("tau", "τ", "threshold")
 
