@@ -267,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 any failure the user can cause, 1 a bug)."""
     args = build_parser().parse_args(argv)
     try:
+        from cap_core.cli.options import check_outputs
+
+        # every --*-out is a file: refuse a folder before the verb writes its first output
+        check_outputs(**{k: v for k, v in vars(args).items() if k.endswith("_out") and isinstance(v, Path)})
         print(args.handler(args))
     except CAPInputError as err:
         print(f"error: {_one_line(_as_option(err, args))}", file=sys.stderr)
