@@ -80,7 +80,7 @@ except (StreamlitValueAboveMaxError, StreamlitValueBelowMinError):
     if not forget_url_settings():  # a value from the link outside a widget's range: drop it, draw again
         raise
     st.rerun()  # the notice is shown at the top of the new run
-else:
+else:  # (a page that stopped early, st.stop, shows them on its next run: nothing can be drawn after a stop)
     with top:
         query.show_notices()
 finally:

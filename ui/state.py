@@ -124,6 +124,10 @@ def _url_value(key: str, value: Any, default: Any, options: Sequence[Any] | None
             isinstance(value, bool) and default is not None and not isinstance(default, bool)):
         url_notice(f"Ignored the link's setting {key}={value!r}: expected a finite {type(default).__name__}.")
         return default
+    if default is None and options is None and not isinstance(value, str):
+        # widgets kept without a default or options are text boxes and radios: their values are text
+        url_notice(f"Ignored the link's setting {key}={value!r}: expected text.")
+        return default
     if default is not None and not isinstance(value, type(default)):
         if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
             return float(value)

@@ -38,3 +38,13 @@ def test_a_good_setting_in_the_link_is_kept():
     at = _open("app_pages/cascades.py", {"s.cas_tau": "0.25"})
     assert not at.exception and at.slider(key="cas_tau").value == 0.25
     assert not at.warning
+
+
+@pytest.mark.parametrize("text", ["1000000", "true", '["zzz"]'])
+def test_a_non_text_value_for_a_text_box_is_ignored_with_a_notice(text):
+    # a text box has no default to compare types with: a number or a list crashed the page (TypeError)
+    at = _open("app_pages/labelling.py", {"s.lab_path": text})
+    assert not at.exception
+    assert at.text_input(key="lab_path").value == ""
+    at.run()  # the page stops early without a table (st.stop): its notice shows on the next run
+    assert any("lab_path" in w.value and "Ignored" in w.value for w in at.warning), [w.value for w in at.warning]
