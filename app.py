@@ -14,6 +14,7 @@ before any heavy import.
 """
 
 import streamlit as st
+from streamlit.errors import StreamlitValueAboveMaxError, StreamlitValueBelowMinError
 
 st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
 
@@ -66,7 +67,6 @@ page = st.navigation({**PAGES, "": ALIASES}, position="hidden")
 
 from ui import nav, query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
 from ui.state import CURRENT_PAGE, forget_url_settings  # noqa: E402
-from streamlit.errors import StreamlitValueAboveMaxError, StreamlitValueBelowMinError  # noqa: E402
 
 st.session_state[CURRENT_PAGE] = page.url_path
 nav.render(PAGES)
