@@ -254,7 +254,10 @@ _VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-
 def _as_option(err: CAPInputError, args: argparse.Namespace) -> CAPInputError:
     """Name the command-line option (``--bootstrap``) of an error about a function argument."""
     dest = _OPTION_OF.get(err.argument or "", err.argument or "").replace("-", "_")
-    if dest and hasattr(args, dest) and getattr(args, dest) == err.got:
+    value = getattr(args, dest, None) if dest else None
+    same = value == err.got or (isinstance(value, float) and isinstance(err.got, float) and value != value
+                                and err.got != err.got)  # nan == nan is False
+    if dest and hasattr(args, dest) and same:
         return err.replace(argument="--" + dest.replace("_", "-"))
     return err
 

@@ -99,6 +99,7 @@ def test_baseline_gate_paired(data, tmp_path, capsys):
     (["--fail-below", f"{JUDGE}:C7=-inf"], "--fail-below"),
     (["--fail-below", f"{JUDGE}=inf"], "--fail-below"),
     (["--benchmark", "nope"], "--benchmark"),
+    (["--level", "nan"], "--level"),  # nan != nan: the option was named `level`, not --level
 ])
 def test_bad_input_exits_2_with_one_line(data, tmp_path, capsys, extra, where):
     code = run(["choose", "--data", str(data[0]), "--out", str(tmp_path / "s.csv"), *extra])
