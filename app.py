@@ -14,7 +14,6 @@ before any heavy import.
 """
 
 import streamlit as st
-from streamlit.errors import StreamlitValueAboveMaxError, StreamlitValueBelowMinError
 
 st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
 
@@ -64,6 +63,8 @@ ALIASES = [st.Page(_switch_to(_BY_PATH[new]), title=_BY_PATH[new].title, url_pat
            for old, new in OLD_PATHS.items()]
 
 page = st.navigation({**PAGES, "": ALIASES}, position="hidden")
+
+from streamlit.errors import StreamlitValueAboveMaxError, StreamlitValueBelowMinError  # noqa: E402
 
 from ui import nav, query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
 from ui.state import CURRENT_PAGE, forget_url_settings  # noqa: E402
