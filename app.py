@@ -64,17 +64,28 @@ ALIASES = [st.Page(_switch_to(_BY_PATH[new]), title=_BY_PATH[new].title, url_pat
 
 page = st.navigation({**PAGES, "": ALIASES}, position="hidden")
 
+from streamlit.errors import StreamlitValueAboveMaxError, StreamlitValueBelowMinError  # noqa: E402
+
 from ui import nav, query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
-from ui.state import CURRENT_PAGE  # noqa: E402
+from ui.state import CURRENT_PAGE, forget_url_settings  # noqa: E402
 
 st.session_state[CURRENT_PAGE] = page.url_path
 nav.render(PAGES)
 sidebar.render()
-query.show_notices()
+top = st.container()  # notices about the link, including those that arise while the page is drawn
+with top:
+    query.show_notices()
 # The sidebar's view goes into the URL before the page runs too: a page that stops early
 # (st.stop, e.g. "no leaderboard for this preset") sends nothing written after it stopped.
 query.sync()
 try:
     page.run()
+except (StreamlitValueAboveMaxError, StreamlitValueBelowMinError):
+    if not forget_url_settings():  # a value from the link outside a widget's range: drop it, draw again
+        raise
+    st.rerun()  # the notice is shown at the top of the new run
+else:  # (a page that stopped early, st.stop, shows them on its next run: nothing can be drawn after a stop)
+    with top:
+        query.show_notices()
 finally:
     query.sync()

@@ -75,7 +75,7 @@ def load(path: str | Path | None = None):
     Raises
     ------
     CAPInputError
-        Missing or invalid folder (file, row and column named).
+        ``path`` not a str, Path or None; missing or invalid folder (file, row and column named).
     """
     from cap_core.dataset import load_dataset
 
@@ -83,6 +83,9 @@ def load(path: str | Path | None = None):
         from cap_core.config import default_data_dir
 
         path = default_data_dir()
+    if not isinstance(path, (str, Path)):
+        raise CAPInputError("path must be a dataset folder (str or pathlib.Path) or None (the embedded data)",
+                            argument="path", got=type(path).__name__, fix="pass e.g. cap_core.load('my_dataset')")
     return load_dataset(path)
 
 

@@ -11,6 +11,7 @@ Parameters (all optional; order does not matter)::
     w       ... or custom weights, e.g. C1=1,C7=0.5 (slider values, 0-1 in steps of 0.1)
     min     condition minimums, e.g. C7=60,C1.low=50 (:mod:`cap_core.choice.filters`)
     s.KEY   a setting of the current page (its widget key, JSON value), e.g. s.cas_tau=0.53
+            (never the API base of the Live run page, which may carry a credential)
 
 :func:`restore` reads the URL once per browser session, before the sidebar is drawn (a
 reload starts a new session, so it restores too); :func:`sync` writes the current view
@@ -38,6 +39,8 @@ _DONE = "_q_restored"
 _PENDING = "_q_pending"
 _SIDEBAR = ("src", "fp", "bench", "judge", "pub", "preset", "w", "min")
 _PREFIX = "s."
+#: Page settings never written into the link: an API base may carry a credential (``http://user:KEY@host``).
+PRIVATE_SETTINGS = frozenset({"lr_api_base"})
 #: The preset name of hand-set weights (the sidebar's last preset option).
 CUSTOM = "custom"
 
@@ -154,6 +157,8 @@ def _settings(page: str | None) -> dict[str, str]:
     store = ss.get(state.STORE, {})
     out = {}
     for key in ss.get(state.PAGE_KEYS, {}).get(page, []):
+        if key in PRIVATE_SETTINGS:
+            continue
         value = ss[key] if key in ss else store.get(key)
         if isinstance(value, tuple):
             value = list(value)

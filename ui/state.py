@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import streamlit as st
 
 __all__ = ["STORE", "FROM_URL", "PAGE_KEYS", "NOTICES", "kept", "kept_upload", "remembered", "remember",
-           "url_notice"]
+           "url_notice", "forget_url_settings"]
 
 #: session_state key of the dict that holds the copies (widget key -> value).
 STORE = "_kept"
@@ -36,6 +36,8 @@ FROM_URL = "_kept_from_url"
 PAGE_KEYS = "_kept_page_keys"
 #: session_state key of the list of notices about URL parameters that were ignored.
 NOTICES = "_url_notices"
+#: session_state key of the set of widget keys that were given a value from the URL (:func:`forget_url_settings`).
+URL_APPLIED = "_kept_url_applied"
 #: session_state key naming the page being run (set by the router before ``page.run()``).
 CURRENT_PAGE = "_current_page"
 
@@ -91,6 +93,8 @@ def kept(key: str, default: Any = None, *, options: Sequence[Any] | None = None,
     if from_url:
         ss[FROM_URL].discard(key)
         value = _url_value(key, value, default, options)
+        if value is not default:
+            ss.setdefault(URL_APPLIED, set()).add(key)
     if options is not None:
         value = _valid(value, options, default)
     _register(key)
@@ -114,6 +118,16 @@ def url_notice(text: str) -> None:
 
 def _url_value(key: str, value: Any, default: Any, options: Sequence[Any] | None) -> Any:
     """A value restored from the URL, or ``default`` with a notice when it does not fit the widget."""
+    import math
+
+    if (isinstance(value, float) and not math.isfinite(value)) or (
+            isinstance(value, bool) and default is not None and not isinstance(default, bool)):
+        url_notice(f"Ignored the link's setting {key}={value!r}: expected a finite {type(default).__name__}.")
+        return default
+    if default is None and options is None and not isinstance(value, str):
+        # widgets kept without a default or options are text boxes and radios: their values are text
+        url_notice(f"Ignored the link's setting {key}={value!r}: expected text.")
+        return default
     if default is not None and not isinstance(value, type(default)):
         if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
@@ -123,6 +137,20 @@ def _url_value(key: str, value: Any, default: Any, options: Sequence[Any] | None
         url_notice(f"Ignored the link's setting {key}={value!r}: not an option here any more.")
         return default
     return value
+
+
+def forget_url_settings() -> bool:
+    """Drop the page settings the URL gave (after a widget refused one, e.g. a value outside a
+    slider's range), with a notice naming them; True when there were any (the router then reruns
+    the page, whose widgets start from their defaults)."""
+    ss = st.session_state
+    keys = sorted(ss.pop(URL_APPLIED, set()))
+    for key in keys:
+        ss.pop(key, None)
+        _store().pop(key, None)
+    if keys:
+        url_notice(f"Ignored the link's setting(s) {', '.join(keys)}: outside the range of their widgets.")
+    return bool(keys)
 
 
 def _register(key: str) -> None:

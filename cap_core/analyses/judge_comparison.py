@@ -204,14 +204,15 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
     Raises
     ------
     CAPInputError
-        Not a ProfileResult; a judge without rows on the benchmark; a negative margin.
+        Not a ProfileResult; a judge without rows on the benchmark; a margin that is negative, nan or infinite.
     """
     if not isinstance(result, ProfileResult):
         raise CAPInputError("paired comparison needs a ProfileResult with replicates",
                             expected="output of compute_profile", got=type(result).__name__,
                             fix="compute the profile from per-item data (published tables have no replicates)")
-    if not isinstance(margin, (int, float)) or margin < 0:
-        raise CAPInputError("parity margin must be a non-negative number of points", argument="margin", got=margin)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin < float("inf"):
+        raise CAPInputError("parity margin must be a finite non-negative number of points", argument="margin",
+                            got=margin)
     prof = result.profile.with_row_index("_k").filter(
         (pl.col("benchmark") == benchmark) & (pl.col("subset") == subset) & pl.col("primary")
         & pl.col("value").is_not_null())

@@ -165,7 +165,8 @@ def graded_table(frame: pl.DataFrame, judges: list[str] | None = None, label: st
         if raw.dtype == pl.String:
             raw = raw.str.strip_chars().replace("", None)
         val = raw.cast(pl.Float64, strict=False)
-        bad = (val.is_null() & raw.is_not_null()) | (val.is_not_null() & (val != val.round(0)))
+        bad = (val.is_null() & raw.is_not_null()) | (val.is_not_null() & (val.is_nan() | val.is_infinite()
+                                                                          | (val != val.round(0))))
         if bad.any():
             r = int(bad.arg_true()[0])
             raise CAPInputError("a graded level is not an integer", file=file, row=r + 1, column=c,

@@ -60,7 +60,8 @@ def read_baseline(path: str | Path) -> dict:
     Raises
     ------
     CAPInputError
-        Missing file, not JSON, another format, or missing keys (file named, fix given).
+        Missing file, not JSON, another format, missing keys, or a key whose value is not of the
+        shape ``choose --lock`` writes (file and key named, fix given).
     """
     p = Path(path)
     if not p.is_file():
@@ -78,7 +79,39 @@ def read_baseline(path: str | Path) -> dict:
         if key not in doc:
             raise CAPInputError("the baseline file lacks a key", file=str(p), column=key, expected=FORMAT,
                                 fix="write the baseline again with `choose --lock`")
+    _check_shapes(doc, p)
     return doc
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check_shapes(doc: dict, p: Path) -> None:
+    """The types ``choose --lock`` writes; a hand-edited file that differs is refused, key named."""
+    scores, jm, weights = doc["scores"], doc["judgments"], doc["weights"]
+    checks = {
+        "benchmark": (isinstance(doc["benchmark"], str), "text"),
+        "level": (_number(doc["level"]) and 0 < doc["level"] < 1, "a number strictly between 0 and 1"),
+        "weights": (isinstance(weights, dict) and all(c in CONDITION_IDS and _number(w) and w >= 0
+                                                      for c, w in weights.items()),
+                    "an object of condition weights, e.g. {\"C7\": 1.0} (finite, >= 0)"),
+        "scores": (isinstance(scores, list) and all(
+            isinstance(s, dict) and isinstance(s.get("judge"), str)
+            and (s.get("score") is None or _number(s.get("score")))
+            and all(s.get(k) is None or (isinstance(s.get(k), (int, float)) and not isinstance(s.get(k), bool))
+                    for k in ("ci_low", "ci_high")) for s in scores),
+                   "a list of {judge, score, ci_low, ci_high} with numbers or null"),
+        "judgments": (isinstance(jm, list) and all(
+            isinstance(j, dict) and all(isinstance(j.get(k), str) for k in ("judge", "item_id", "order"))
+            and (j.get("verdict") is None or isinstance(j.get("verdict"), str)) for j in jm),
+                      "a list of {judge, item_id, order, verdict} records"),
+    }
+    for key, (ok, expected) in checks.items():
+        if not ok:
+            raise CAPInputError("the baseline file holds a value of the wrong shape", file=str(p), column=key,
+                                expected=expected, got=str(doc[key])[:60],
+                                fix="write the baseline again with `choose --lock` (do not edit it by hand)")
 
 
 @dataclass(frozen=True)

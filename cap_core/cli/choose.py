@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import SEED, int_between
+from cap_core.cli.options import SEED, check_outputs, int_between
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "EXIT_CODES"]
@@ -80,6 +80,7 @@ def _inputs(p: argparse.ArgumentParser, presets) -> None:
 
 def _report(args: argparse.Namespace) -> str:
     html = args.out
+    check_outputs(out=html)
     args.out, args.html, args.profile_out, args.lock, args.fail_below, args.baseline = None, html, None, None, [], None
     _choose(args)
     return f"wrote the HTML report to {html}"
@@ -95,13 +96,16 @@ def _gates(specs: list[str]) -> list[tuple[str, str | None, float]]:
             thr = float(num)
         except ValueError:
             sep = ""
+        else:
+            if not 0 <= thr <= 100:  # nan, inf and values off the percent scale: a gate that can never decide
+                sep = ""
         judge, cond = name, None
         head, colon, tail = name.rpartition(":")
         if colon and tail.strip().upper() in CONDITION_IDS:
             judge, cond = head, tail.strip().upper()
         if not sep or not judge.strip():
             raise CAPInputError("a gate must read JUDGE=NUMBER or JUDGE:CONDITION=NUMBER", argument="--fail-below",
-                                got=spec, expected="e.g. 'GPT-4/CoT=60' or 'GPT-4/CoT:C7=55'",
+                                got=spec, expected="e.g. 'GPT-4/CoT=60' or 'GPT-4/CoT:C7=55' (a number from 0 to 100)",
                                 fix="quote the judge name and give a number in percent")
         out.append((judge.strip(), cond, thr))
     return out
@@ -124,6 +128,7 @@ def _choose(args: argparse.Namespace) -> str:
     from cap_core.profile.weights import PRESETS
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)
+    check_outputs(out=args.out, profile_out=args.profile_out, html=args.html, lock=args.lock)
     if args.weights is not None:
         weights = parse_weights(args.weights, argument="--weights")
     else:

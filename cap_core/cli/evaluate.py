@@ -104,6 +104,10 @@ def _run(args: argparse.Namespace) -> str:
                    budget_usd=args.budget_usd, concurrency=args.concurrency,
                    retry=RetryPolicy(max_retries=args.max_retries, timeout=args.timeout))
     spec.validate()
+    if args.families is not None:  # a bad family table stops the verb before the estimate and any call
+        from cap_core.analyses.reliability import load_families
+
+        load_families(args.families)
     cache = args.cache or cache_dir()
     bench = load_benchmark(args.benchmark, args.source)
     items = select_items(bench.items, only=args.only, subsets=args.subset, limit=args.limit)

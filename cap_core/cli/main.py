@@ -282,7 +282,10 @@ _VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-
 def _as_option(err: CAPInputError, args: argparse.Namespace) -> CAPInputError:
     """Name the command-line option (``--bootstrap``) of an error about a function argument."""
     dest = _OPTION_OF.get(err.argument or "", err.argument or "").replace("-", "_")
-    if dest and hasattr(args, dest) and getattr(args, dest) == err.got:
+    value = getattr(args, dest, None) if dest else None
+    same = value == err.got or (isinstance(value, float) and isinstance(err.got, float) and value != value
+                                and err.got != err.got)  # nan == nan is False
+    if dest and hasattr(args, dest) and same:
         return err.replace(argument="--" + dest.replace("_", "-"))
     return err
 
@@ -295,6 +298,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 any failure the user can cause, 1 a bug)."""
     args = build_parser().parse_args(argv)
     try:
+        from cap_core.cli.options import check_outputs
+
+        # every --*-out is a file: refuse a folder before the verb writes its first output
+        check_outputs(**{k: v for k, v in vars(args).items() if k.endswith("_out") and isinstance(v, Path)})
         print(args.handler(args))
     except CAPInputError as err:
         print(f"error: {_one_line(_as_option(err, args))}", file=sys.stderr)

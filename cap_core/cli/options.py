@@ -4,8 +4,11 @@ the parser (one line, exit status 2) before any work starts."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-__all__ = ["int_between", "SEED"]
+from cap_core.errors import CAPInputError
+
+__all__ = ["int_between", "SEED", "check_outputs"]
 
 
 def int_between(low: int, high: int):
@@ -26,3 +29,23 @@ def int_between(low: int, high: int):
 
 #: Seeds of numpy's and scikit-learn's generators: 0 to 2**32 - 1.
 SEED = int_between(0, 2**32 - 1)
+
+
+def check_outputs(**paths: Path | None) -> None:
+    """Refuse output paths that cannot be files before anything is computed or written.
+
+    ``paths`` maps an option name with underscores (``profile_out``) to its path (``None``:
+    not given). A path that is an existing directory, or whose parent is an existing file,
+    raises :class:`CAPInputError` naming the option (``--profile-out``), so a verb never
+    leaves its first files behind when a later one cannot be written.
+    """
+    for name, path in paths.items():
+        if path is None:
+            continue
+        path = Path(path)
+        bad = "is a directory" if path.is_dir() else next(
+            (f"{p} is a file" for p in path.parents if p.exists() and not p.is_dir()), None)
+        if bad:
+            raise CAPInputError("an output path cannot be written as a file", argument="--" + name.replace("_", "-"),
+                                got=f"{path} ({bad})", expected="a file path in a folder",
+                                fix="name a file, e.g. out/scores.csv")

@@ -185,14 +185,16 @@ def evaluate_candidates(benchmark: str, source: str | Path, spec: RunSpec, out_d
     ------
     CAPInputError
         Unknown benchmark or bad folder, bad selection, a candidate named like a
-        reference judge (argument ``judges``), a bad spec, or a run that produced no
+        reference judge (argument ``judges``), a bad spec or family table (before any call), or a run that produced no
         judgment at all (argument ``judges``, with each judge's first reason).
     """
+    from cap_core.analyses import reliability as rel
     from cap_core.judging.benchmarks import load_benchmark
     from cap_core.judging.run import run_judging
     from cap_core.judging.usage import usage_summary
 
     spec.validate()
+    family_table = rel.load_families(families)  # read before any call: a bad table costs nothing
     bench = load_benchmark(benchmark, source)
     items = select_items(bench.items, only=only, subsets=subsets, limit=limit)
     ref = bench.reference
@@ -241,15 +243,13 @@ def evaluate_candidates(benchmark: str, source: str | Path, spec: RunSpec, out_d
     if report is not None:
         write_csv(report, out / "augmentation.csv")
     reliability = selfpref = None
-    from cap_core.analyses import reliability as rel
-
     if spec.repeats > 1 and (out / "run" / "repeats.parquet").is_file():
         reliability = rel.test_retest(ds, pl.read_parquet(out / "run" / "repeats.parquet"),
                                       n_resamples=n_resamples, seed=seed)
         write_csv(reliability, out / "reliability.csv")
     authors = run_items.select("benchmark", "item_id", "author_a", "author_b")
     if authors.select(pl.col("author_a").is_not_null().any()).item():
-        selfpref = rel.self_preference(ds, authors, families=rel.load_families(families),
+        selfpref = rel.self_preference(ds, authors, families=family_table,
                                        n_resamples=n_resamples, seed=seed)
         if selfpref.height:
             write_csv(selfpref, out / "self_preference.csv")

@@ -155,12 +155,18 @@ class LabelStore:
         Raises
         ------
         CAPInputError
-            A malformed line before the last (file and line named), a line whose
-            ``items_sha`` is not this items file's.
+            A malformed line before the last (file and line named; a line needs label,
+            benchmark and item_id), a line whose ``items_sha`` is not this items file's, a
+            file that is not UTF-8 (a BOM is allowed).
         """
         if not self.path.is_file():
             return {}, []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        try:
+            lines = self.path.read_bytes().decode("utf-8-sig").splitlines()  # an editor's BOM is not a label
+        except UnicodeDecodeError:
+            raise CAPInputError("the labels file is not UTF-8 text", file=str(self.path),
+                                expected="UTF-8 JSON lines written by the Labelling page",
+                                fix="save the file as UTF-8 again, or start a new labels file") from None
         latest: dict[tuple[str, str], dict] = {}
         notes = []
         for i, line in enumerate(lines, start=1):
@@ -168,7 +174,8 @@ class LabelStore:
                 continue
             try:
                 rec = json.loads(line)
-                if not isinstance(rec, dict) or rec.get("label") not in CHOICES:
+                if (not isinstance(rec, dict) or rec.get("label") not in CHOICES
+                        or rec.get("benchmark") is None or rec.get("item_id") is None):
                     raise ValueError("not a label line")
             except (json.JSONDecodeError, ValueError):
                 if i == len(lines):

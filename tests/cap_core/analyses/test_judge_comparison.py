@@ -55,3 +55,10 @@ def test_same_judge_or_unknown_benchmark():
         compare_judges(ds, "first", "first", "toy")
     with pytest.raises(CAPInputError, match="unknown benchmark"):
         compare_judges(ds, "first", "oracle", "nope")
+
+
+@pytest.mark.parametrize("margin", [float("nan"), float("inf"), -1.0, True])
+def test_a_margin_that_is_not_a_finite_non_negative_number_is_refused(margin):
+    # nan < 0 is False: without a finiteness check a nan margin made every verdict silently 'inconclusive'
+    with pytest.raises(CAPInputError, match="parity margin"):
+        compare_judges(toy_dataset(), "oracle", "first", "toy", n_resamples=50, margin=margin)

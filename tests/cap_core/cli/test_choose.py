@@ -95,7 +95,11 @@ def test_baseline_gate_paired(data, tmp_path, capsys):
     (["--min", "C7>60"], "--min"),
     (["--fail-below", "no such judge=50"], "--fail-below"),
     (["--fail-below", "o1-mini=abc"], "--fail-below"),
+    (["--fail-below", f"{JUDGE}=nan"], "--fail-below"),  # nan < x is never true: the gate would always pass
+    (["--fail-below", f"{JUDGE}:C7=-inf"], "--fail-below"),
+    (["--fail-below", f"{JUDGE}=inf"], "--fail-below"),
     (["--benchmark", "nope"], "--benchmark"),
+    (["--level", "nan"], "--level"),  # nan != nan: the option was named `level`, not --level
 ])
 def test_bad_input_exits_2_with_one_line(data, tmp_path, capsys, extra, where):
     code = run(["choose", "--data", str(data[0]), "--out", str(tmp_path / "s.csv"), *extra])
@@ -131,3 +135,15 @@ def test_report_verb_writes_an_offline_html_with_the_leaderboard(data, default_d
     # the shipped data hold six benchmarks: a report describes one
     assert run(["report", "--data", str(default_data_dir), "--preset", "balanced", "--out", str(out)]) == 2
     assert "exactly one --benchmark" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--profile-out", "--html", "--lock"])
+def test_a_bad_later_output_path_writes_nothing(data, tmp_path, capsys, option):
+    """A directory where a later output file should go is refused before the scores CSV is written."""
+    out, folder = tmp_path / "s.csv", tmp_path / "a_folder"
+    folder.mkdir()
+    code = run(["choose", "--data", str(data[0]), "--benchmark", JB, "--weights", "C1=1", "--out", str(out),
+                option, str(folder), "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].startswith("error:") and option in err[-1]
+    assert not out.exists()

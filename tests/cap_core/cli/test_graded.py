@@ -78,3 +78,14 @@ def test_graded_verb_on_a_csv_table_and_its_errors(tmp_path, capsys):
     assert "no graded table" in capsys.readouterr().err
     assert main(["graded", "--table", str(t), "--judge", "K", "--label", "label", "--out", str(out)]) == 2
     assert "column missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("level", ["inf", "nan", "-inf"])
+def test_a_non_finite_level_is_bad_input(tmp_path, capsys, level):
+    """'inf' crashed with an OverflowError (exit 1); 'nan' was silently read as an unparsed verdict."""
+    t = tmp_path / "g.csv"
+    t.write_text(f"item_id,gold,J\na,3,3\nb,1,{level}\n")
+    assert main(["graded", "--table", str(t), "--out", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "not an integer" in err and "row 2" in err and "column 'J'" in err
+    assert not (tmp_path / "o.csv").exists()

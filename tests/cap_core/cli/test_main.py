@@ -228,3 +228,18 @@ def test_counts_and_seeds_are_bounded_by_the_parser(argv, pattern, capsys):
     assert r.returncode == 2
     err = r.stderr
     assert re.search(pattern, err) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["robustness", "--published"], "--c8-out"),
+    (["confidence", "--data", "data/default", "--benchmark", "judgebench", "--judge", "o1-mini (arena_hard)"],
+     "--bands-out"),
+])
+def test_a_second_output_that_is_a_folder_writes_nothing(tmp_path, capsys, argv, option):
+    """Every ``--*-out`` path that cannot be a file is refused before the first output is written."""
+    out, folder = tmp_path / "first.csv", tmp_path / "a_folder"
+    folder.mkdir()
+    assert main([*argv, "--out", str(out), option, str(folder)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error:") and option in err[-1]
+    assert not out.exists()

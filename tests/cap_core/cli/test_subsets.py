@@ -76,3 +76,12 @@ def test_hard_verb_bad_construction_exit_2(data_dir: Path, tmp_path: Path, capsy
     assert "construction.csv" in err and "row 2" in err and "'nope'" in err and len(err.strip().splitlines()) == 1
     assert main(["hard", "--data", str(data_dir), "--benchmark", "toy", "--out", str(tmp_path / "h.csv")]) == 2
     assert "choose a hard subset" in capsys.readouterr().err
+
+
+def test_hard_verb_types_out_a_folder_writes_nothing(data_dir: Path, tmp_path: Path, capsys):
+    out, folder = tmp_path / "hard.csv", tmp_path / "a_folder"
+    folder.mkdir()
+    assert main(["hard", "--data", str(data_dir), "--benchmark", "toy", "--selector", "J", "--bootstrap", "100",
+                 "--out", str(out), "--types-out", str(folder)]) == 2
+    assert "--types-out" in capsys.readouterr().err
+    assert not out.exists()  # the profile was not written before the error

@@ -192,3 +192,17 @@ def test_augmentation_reports_label_preservation_per_item(tmp_path):
     decl = ds.declarations.filter(pl.col("benchmark") == "judgebench_augmented")
     if kept:
         assert set(decl["status"]) == {"augmented"}
+
+
+def test_a_bad_family_table_stops_before_any_call_or_file(capsys, tmp_path):
+    """The family table is read before judging: a bad one costs no request and leaves no output folder."""
+    fam = tmp_path / "families.csv"
+    fam.write_text("x,y\n1,2\n")
+    out = tmp_path / "o"
+    code = main(["evaluate", "--benchmark", "judgebench", "--source", str(JB), "--only", "judgebench",
+                 "--model", "local/longer", "--limit", "1", "--families", str(fam), "--out", str(out),
+                 "--cache", str(tmp_path / "c")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "family" in err and str(fam) in err
+    assert "estimate:" not in err and not out.exists()

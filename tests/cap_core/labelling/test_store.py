@@ -110,3 +110,23 @@ def test_labelled_items_dataset_and_export(tmp_path):
     assert back.height == 3 and dict(zip(back["item_id"], back["gold"])) == {"q1": "A", "q2": "B", "q4": "A"}
     assert back.filter(pl.col("item_id") == "q2")["response_a"].to_list() == ["Answer A2"]
     assert json.loads((tmp_path / "l.jsonl").read_text().splitlines()[1])["picked"] == "A"
+
+
+def test_a_hand_edited_labels_file(tmp_path):
+    """A BOM (saved by an editor) is read; a line without item ids or a file that is not UTF-8 is a
+    CAPInputError naming the file (was: a single BOM line silently dropped as 'cut short', KeyError,
+    UnicodeDecodeError)."""
+    sha = ls.items_sha(CSV)
+    path = tmp_path / "l.jsonl"
+    line = {"v": 1, "benchmark": "mine", "item_id": "q1", "shown": "AB", "picked": "A", "label": "A",
+            "items_sha": sha}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(line).encode() + b"\n")
+    latest, notes = ls.LabelStore(path, sha).read()
+    assert notes == [] and latest[("mine", "q1")]["label"] == "A"
+    no_ids = {k: v for k, v in line.items() if k != "benchmark"}
+    path.write_text(json.dumps(no_ids) + "\n" + json.dumps(line) + "\n")
+    with pytest.raises(CAPInputError, match="row 1"):
+        ls.LabelStore(path, sha).read()
+    path.write_bytes(b"\xff\xfe" + json.dumps(line).encode("utf-16-le") + b"\n")
+    with pytest.raises(CAPInputError, match="UTF-8"):
+        ls.LabelStore(path, sha).read()

@@ -6,7 +6,11 @@ import polars as pl
 import pytest
 
 from cap_core.errors import CAPInputError
-from cap_core.profile.small_cells import SMALL_CELL_BASE_ITEMS, small_cell_notice, small_cells
+from cap_core.profile.small_cells import (
+    SMALL_CELL_BASE_ITEMS,
+    small_cell_notice,
+    small_cells,
+)
 
 
 def _profile() -> pl.DataFrame:
