@@ -118,6 +118,16 @@ class JudgeCache:
             return None
         return rec
 
+    def get_many(self, keys: list[str]) -> dict[str, dict]:
+        """The stored records of those ``keys`` that have one (the rules of :meth:`get`), read in one
+        pass on one connection: a re-run whose calls are all cached reads them here, not one per thread."""
+        out = {}
+        for key in dict.fromkeys(keys):
+            rec = self.get(key)
+            if rec is not None:
+                out[key] = rec
+        return out
+
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
 
