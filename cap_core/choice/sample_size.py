@@ -61,7 +61,8 @@ def items_to_separate(sigma2: float, effect: float, level: float = 0.95, power: 
     _check(sigma2, level, power)
     if effect == 0 or not math.isfinite(effect):
         return math.inf
-    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf is ndtri), without scipy.stats
+    # the normal quantile: scipy.stats.norm.ppf is ndtri; scipy.special loads without scipy.stats
+    from scipy.special import ndtri
 
     z = ndtri(1 - (1 - level) / 2) + ndtri(power)
     return float(z * z * sigma2 / (effect * effect))
