@@ -6,9 +6,9 @@ from cap_core.errors import CAPInputError
 from cap_core.glossary import help_text
 from cap_core.profile.weights import METHOD_NORMAL
 from components.labels import short_label
-from components.radar import RADAR_SCALE, radar_figure
+from components.radar import RADAR_SCALE
 from components.score_bars import score_bars_figure
-from ui.cache.profiles import profiles_view
+from ui.cache.profiles import profiles_view, radar
 from ui.display import show_table
 from ui.sidebar import data_location, get_selection
 
@@ -32,7 +32,7 @@ st.caption(
     "condition); a gap in a polygon means the condition is not measured for that judge (never a zero). "
     f"{RADAR_SCALE} Hover a point for its value."
 )
-st.plotly_chart(radar_figure(view.rows), key="prof_radar")
+st.plotly_chart(radar(sel, view.rows), key="prof_radar")
 
 st.subheader("Weighted choice", help=help_text("score") + " · " + help_text("p_best"))
 if view.weights_problem:
