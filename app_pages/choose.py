@@ -13,7 +13,7 @@ from components.leaderboard import (
     sample_size_text,
     weights_caption,
 )
-from ui.cache.choose import choose_view, closest_preset, html_file
+from ui.cache.choose import choose_view, closest_preset, html_later
 from ui.display import LEADERBOARD_DECIMALS, download, show_table
 from ui.sidebar import data_location, get_selection, use_preset
 from ui.state import kept
@@ -66,7 +66,7 @@ c1, c2, c3 = st.columns(3)
 stem = f"cap_choice_{sel.benchmark}"
 download(c1, "Download scores CSV", view.scores_csv, f"{stem}_scores.csv", key="cho_dl_scores")
 download(c2, "Download profile CSV", view.profile_csv, f"{stem}_profile.csv", key="cho_dl_profile")
-download(c3, "Download HTML report", html_file(sel, view), f"{stem}.html", "text/html", key="cho_dl_html")
+download(c3, "Download HTML report", html_later(sel, view), f"{stem}.html", "text/html", key="cho_dl_html")
 st.caption("The two CSV files reproduce every weighted score (weights, level, resamples, seed and data fingerprint "
            "on every row); the HTML report opens offline.")
 

@@ -7,9 +7,9 @@ from cap_core.glossary import help_text
 from cap_core.profile.small_cells import small_cell_notice
 from cap_core.profile.weights import METHOD_NORMAL
 from components.labels import short_label
-from components.radar import RADAR_SCALE, radar_figure
+from components.radar import RADAR_SCALE
 from components.score_bars import score_bars_figure
-from ui.cache.profiles import profiles_view
+from ui.cache.profiles import profiles_view, radar
 from ui.display import show_table
 from ui.sidebar import data_location, get_selection
 
@@ -33,7 +33,7 @@ st.caption(
     "condition); a gap in a polygon means the condition is not measured for that judge (never a zero). "
     f"{RADAR_SCALE} Hover a point for its value."
 )
-st.plotly_chart(radar_figure(view.rows), key="prof_radar")
+st.plotly_chart(radar(sel, view.rows), key="prof_radar")
 small = small_cell_notice(view.rows, label="label")
 if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
     st.info(small)

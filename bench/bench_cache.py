@@ -12,6 +12,8 @@ fresh process with every call a cache hit; that process's wall time is the figur
 from __future__ import annotations
 
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,29 +42,46 @@ def main() -> None:
         "response_b": [b if x == "A" else g for g, b, x in zip(good, bad, gold)],
     }).write_csv(tmp / "items.csv")
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT))
+    # an installed package runs from its compiled bytecode: let the first run write it (to a private
+    # folder, not the source tree) so the re-runs do not recompile every module they import
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+
+    cpu: list[float] = []  # CPU seconds of each cached re-run (user + system): steadier than wall on a shared machine
 
     def judge(out: str) -> float:
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         p = subprocess.run([sys.executable, "-m", "cap_core", "judge", "--items", str(tmp / "items.csv"), "--model",
                             "local/first", "--cache", str(tmp / "cache"), "--out", str(tmp / out)], cwd=ROOT,
                            env=env, capture_output=True, text=True)
         if p.returncode:
             raise RuntimeError(p.stderr[-2000:])
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
         return time.perf_counter() - t
 
     first = judge("run0")
-    reruns = [judge(f"run{k}") for k in range(1, 4)]
-    floor = []
-    for _ in range(3):
+    cpu.clear()
+    # interleaved with the floor, five of each, medians: the machine may be shared
+    reruns, floor, floor_cpu = [], [], []
+    for k in range(1, 6):
+        reruns.append(judge(f"run{k}"))
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run([sys.executable, "-c", "import polars"], env=env, check=True)
         floor.append(time.perf_counter() - t)
-    ours, base = sorted(reruns)[1], sorted(floor)[1]
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        floor_cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    ours, base = statistics.median(reruns), statistics.median(floor)
+    ours_cpu, base_cpu = statistics.median(cpu), statistics.median(floor_cpu)
     calls = pl.read_csv(tmp / "run1" / "calls.csv") if (tmp / "run1" / "calls.csv").exists() else None
     print(f"first run {first:.2f} s; cached re-runs {', '.join(f'{x:.2f}' for x in reruns)} s; "
           f"bare `import polars` process {base:.2f} s" + ("" if calls is None else f"; {calls.height} calls"))
     result("cached re-run of 1,000 judge calls (whole process)", ours, "s", "<= 0.5 s", ours <= 0.5,
-           baseline=base, ratio=ours / base, note="ratio = our process / a bare `import polars` process (floor)")
+           baseline=base, ratio=ours / base,
+           note=f"ratio = our process / a bare `import polars` process (floor); over the floor {ours - base:.2f} s; "
+                f"CPU {ours_cpu:.2f} s vs the floor's {base_cpu:.2f} s")
 
 
 if __name__ == "__main__":

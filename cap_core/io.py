@@ -13,7 +13,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 
 from cap_core.errors import CAPInputError
@@ -216,6 +215,8 @@ def _check_json(text: str, records: list[dict], rows: list[int], sources: list[s
     skeleton = _JSON_STRING.sub("", text)
     brackets = _NOT_BRACKET.sub("", skeleton)
     if brackets:
+        import numpy as np  # JSON input only: a CSV or Parquet read does not load numpy
+
         step = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
         depth = int(np.cumsum(np.where((step == ord("[")) | (step == ord("{")), 1, -1)).max())
         if depth > MAX_JSON_DEPTH + base:

@@ -11,7 +11,7 @@ name them in ``fractions=``. Downloads keep full precision (see :mod:`cap_core.e
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import polars as pl
 
@@ -154,11 +154,13 @@ def mostly_na(frame: pl.DataFrame, what: str = "pairs", *, status: str = "status
     return f"{na.height} of {frame.height} {what} are n/a{reasons}."
 
 
-def download(where: Any, label: str, data: bytes, file_name: str, mime: str = "text/csv", *, key: str) -> None:
+def download(where: Any, label: str, data: bytes | Callable[[], bytes], file_name: str, mime: str = "text/csv", *,
+             key: str) -> None:
     """A download button that does not rerun the page (``on_click="ignore"``): the browser saves
     the file and nothing on the page is recomputed or reset.
 
     ``where`` is ``st``, ``st.sidebar`` or a column; ``data`` the file's bytes (for CSV, from
-    :func:`cap_core.export.to_csv_bytes`, which neutralises spreadsheet formulas).
+    :func:`cap_core.export.to_csv_bytes`, which neutralises spreadsheet formulas), or a function
+    returning them that streamlit calls only when the button is clicked (for a costly file).
     """
     where.download_button(label, data, file_name, mime, key=key, on_click="ignore")

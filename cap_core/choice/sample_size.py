@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
 
 from cap_core.errors import CAPInputError
 
@@ -62,7 +61,10 @@ def items_to_separate(sigma2: float, effect: float, level: float = 0.95, power: 
     _check(sigma2, level, power)
     if effect == 0 or not math.isfinite(effect):
         return math.inf
-    z = norm.ppf(1 - (1 - level) / 2) + norm.ppf(power)
+    # the normal quantile: scipy.stats.norm.ppf is ndtri; scipy.special loads without scipy.stats
+    from scipy.special import ndtri
+
+    z = ndtri(1 - (1 - level) / 2) + ndtri(power)
     return float(z * z * sigma2 / (effect * effect))
 
 
@@ -83,8 +85,10 @@ def items_for_parity(sigma2: float, margin: float, level: float = 0.95, power: f
     gap = margin - abs(true_diff)
     if not gap > 0:
         return math.inf
-    zb = norm.ppf(1 - (1 - power) / 2) if true_diff == 0 else norm.ppf(power)
-    z = norm.ppf(level) + zb
+    from scipy.special import ndtri  # the normal quantile, as above
+
+    zb = ndtri(1 - (1 - power) / 2) if true_diff == 0 else ndtri(power)
+    z = ndtri(level) + zb
     return float(z * z * sigma2 / (gap * gap))
 
 

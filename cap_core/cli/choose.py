@@ -37,7 +37,7 @@ EXIT_CODES = """exit codes:
 
 def register(sub) -> None:
     """Add the ``choose`` verb to the CLI's subparsers."""
-    from cap_core.profile.weights import PRESETS
+    from cap_core.profile.presets import PRESETS
 
     p = sub.add_parser("choose", help="leaderboard of judges under condition weights, with pipeline gates",
                        description="Rank judges under condition weights (CAP §5) with paired bootstrap "

@@ -14,8 +14,17 @@ May import: the ``cap_core`` root and the domain packages whose models the impor
 fill (``audit.label_set``) or whose derived figures the default-data build writes.
 """
 
-from cap_core.importers.generic import import_table
-from cap_core.importers.judgebench import import_judgebench
-from cap_core.importers.llmbar import import_llmbar
-
 __all__ = ["import_llmbar", "import_judgebench", "import_table"]
+
+#: where each re-exported importer lives; loaded on first use (PEP 562), so importing one
+#: importer module (e.g. ``label_sets`` for the CLI's set names) does not load the others
+_LAZY = {"import_table": "cap_core.importers.generic", "import_judgebench": "cap_core.importers.judgebench",
+         "import_llmbar": "cap_core.importers.llmbar"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'cap_core.importers' has no attribute {name!r}")

@@ -30,11 +30,9 @@ import polars as pl
 
 from cap_core.audit.label_set import LabelSet, pairs_frame
 from cap_core.errors import CAPInputError
-from cap_core.importers._common import load_json, load_jsonl
-from cap_core.importers.judgebench import read_pair_file
-from cap_core.importers.llmbar import read_dataset_file
-from cap_core.importers.pandalm import authors_of, question_of, read_testset
-from cap_core.io import read_table
+
+# The source readers (cap_core.io, the llmbar / judgebench / pandalm importers) are imported inside the
+# row readers, so that the set names (PUBLIC_SETS, e.g. for the CLI's help) cost no reader imports.
 
 __all__ = ["PUBLIC_SETS", "PUBLIC_ROWS", "label_set_items", "benchmark_of_set", "QUICK", "QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "public_data_dir",
            "read_public_label_set", "load_label_set"]
@@ -65,6 +63,8 @@ def _ab(label, mapping: dict, file: Path, row: int) -> str:
 
 
 def _rewardbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.io import read_table
+
     frame, _ = read_table(path, kind="label set")
     rows = []
     for i, r in enumerate(frame.to_dicts()):
@@ -76,6 +76,8 @@ def _rewardbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
 
 
 def _rmbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.io import read_table
+
     styles = ("concise", "detailed_plain", "detailed_markdown")
     frame, _ = read_table(path, kind="label set")
     rows = []
@@ -94,6 +96,8 @@ def _rmbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
 
 
 def _judgebench(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.importers.judgebench import read_pair_file
+
     rows, notes = [], []
     for r in read_pair_file(path):
         if r["gold"] is None:
@@ -111,6 +115,8 @@ def _judgebench(path: Path) -> tuple[pl.DataFrame, list[str]]:
 
 def _llmbar(folder: str) -> RowReader:
     def parse(path: Path) -> tuple[list[tuple], list[str]]:
+        from cap_core.importers.llmbar import read_dataset_file
+
         rows = []
         for i, r in enumerate(read_dataset_file(path), start=1):
             _need(r, ("input", "output_1", "output_2"), path, i)
@@ -121,6 +127,8 @@ def _llmbar(folder: str) -> RowReader:
 
 
 def _pandalm(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.importers.pandalm import authors_of, question_of, read_testset
+
     rows = []
     for i, r in enumerate(read_testset(path.parent), start=1):
         _need(r, ("instruction", "response1", "response2"), path, i)
@@ -133,6 +141,8 @@ def _pandalm(path: Path) -> tuple[pl.DataFrame, list[str]]:
 
 
 def _autoj(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.importers._common import load_jsonl
+
     rows = []
     for i, r in enumerate(load_jsonl(path), start=1):
         _need(r, ("prompt", "scenario", "response 1", "response 2", "label"), path, i)
@@ -144,6 +154,8 @@ def _autoj(path: Path) -> tuple[pl.DataFrame, list[str]]:
 
 
 def _evalbiasbench(path: Path) -> tuple[pl.DataFrame, list[str]]:
+    from cap_core.importers._common import load_json
+
     obj = load_json(path)  # an object: bias type -> list of probes
     if not isinstance(obj, dict):
         raise CAPInputError("EvalBiasBench file is not an object of bias type -> probes", file=str(path),

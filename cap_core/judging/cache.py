@@ -118,6 +118,40 @@ class JudgeCache:
             return None
         return rec
 
+    def get_many(self, keys: list[str]) -> dict[str, dict]:
+        """The stored records of those ``keys`` that have one (the rules of :meth:`get`), read in one
+        pass on one connection: a re-run whose calls are all cached reads them here, not one per thread."""
+        wanted = list(dict.fromkeys(keys))
+        try:
+            rows = self._select(wanted)
+        except (AttributeError, sqlite3.Error):  # another diskcache layout: one lookup per key
+            rows = None
+        if rows is None:
+            found = {key: self.get(key) for key in wanted}
+            return {k: v for k, v in found.items() if v is not None}
+        out = {}
+        for key, mode, filename, value in rows:
+            try:  # decoded by JSONOnlyDisk.fetch, as in get(): compressed JSON or a miss, never unpickled
+                rec = self._cache.disk.fetch(mode, filename, value, False)
+            except (UnreadableEntry, OSError):
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("completion"), str) and rec["completion"].strip():
+                out[key] = rec
+        return out
+
+    def _select(self, keys: list[str]) -> list[tuple]:
+        """``(key, mode, filename, value)`` of the unexpired text-keyed rows of ``keys`` (diskcache's own
+        lookup, ``Cache.get``, as one query per 500 keys)."""
+        import time
+
+        rows, now = [], time.time()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            rows += self._cache._sql(
+                "SELECT key, mode, filename, value FROM Cache WHERE raw = 1 AND (expire_time IS NULL OR "
+                f"expire_time > ?) AND key IN ({','.join('?' * len(chunk))})", (now, *chunk)).fetchall()
+        return rows
+
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
 

@@ -350,8 +350,8 @@ class JudgeClient:
 
     # -- one call ------------------------------------------------------------------------------
 
-    def _hit(self, key: str, req: JudgeRequest) -> CallRecord | None:
-        hit = self.cache.get(key)
+    def _hit(self, key: str, req: JudgeRequest, hit: dict | None = None) -> CallRecord | None:
+        hit = self.cache.get(key) if hit is None else hit
         if hit is None:
             return None
         self._count("cache_hits")
@@ -466,8 +466,24 @@ class JudgeClient:
             ) -> list[CallRecord]:
         """Run ``requests`` on ``concurrency`` threads; ``on_done(i, record)`` runs in the caller's thread."""
         out: list[CallRecord | None] = [None] * len(requests)
+        # cache hits first, read in one pass in this thread (no thread, claim or lease per cached call);
+        # only the misses go to the pool, where call() looks again (another process may have answered)
+        keys = [cache_key(r) for r in requests]
+        hits = self.cache.get_many(keys)
+        todo = []
+        for i, (key, req) in enumerate(zip(keys, requests)):
+            rec = self._hit(key, req, hits[key]) if key in hits else None
+            if rec is None:
+                todo.append(i)
+                continue
+            self._settle(req.model, rec, False)
+            out[i] = rec
+            if on_done is not None:
+                on_done(i, rec)
+        if not todo:
+            return out
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            futures = {pool.submit(self.call, r): i for i, r in enumerate(requests)}
+            futures = {pool.submit(self.call, requests[i]): i for i in todo}
             try:
                 for fut in as_completed(futures):
                     i = futures[fut]

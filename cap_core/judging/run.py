@@ -297,7 +297,8 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
         r.update(repeat=req.repeat, temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)
         log.write(json.dumps({k: v for k, v in r.items()}, ensure_ascii=False) + "\n")
-        log.flush()
+        if not rec.cache_hit:  # a cache hit's line can be rebuilt from the cache: flushed with the next or at close
+            log.flush()
         if on_progress:
             on_progress(dict(client.stats, done=len(rows), total=total, phase="judging"))
 

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.profile.presets import PRESETS
 from cap_core.schema import CONDITION_IDS
 
 __all__ = ["PRESETS", "WEIGHTED_SCHEMA", "METHOD_BOOTSTRAP", "METHOD_NORMAL", "weighted_scores", "weighted_score_draws",
@@ -39,20 +40,6 @@ METHOD_BOOTSTRAP = "bootstrap"
 METHOD_NORMAL = "normal approximation from published CIs"
 _Z975 = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
 
-
-def _preset(**w: float) -> dict[str, float]:
-    return {c: float(w.get(c, 0.0)) for c in CONDITION_IDS}
-
-
-#: Weight presets for the application settings named in CAP §5 (plus adversarial traffic,
-#: which stresses the robustness conditions C5-C7). Unlisted conditions weigh 0.
-PRESETS: dict[str, dict[str, float]] = {
-    "balanced": _preset(**{c: 1.0 for c in CONDITION_IDS}),
-    "scientific review": _preset(C1=1.0, C8=1.0),
-    "long-form": _preset(C6=1.0),
-    "legal and policy": _preset(C4=1.0),
-    "adversarial traffic": _preset(C5=1.0, C6=1.0, C7=1.0),
-}
 
 WEIGHTED_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String,

@@ -75,7 +75,18 @@ class _Table(HTMLParser):
 
 
 def test_practitioner_flow(monkeypatch):
+    import ui.display as display
+
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Recording)
+    real_download = display.download
+
+    def download(where, label, data, file_name, *args, **kwargs):
+        # a deferred file (the HTML report) is written when its button is clicked: write it here as a click would
+        if callable(data):
+            _Recording.files[file_name] = data()
+        return real_download(where, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(display, "download", download)
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.switch_page(PAGE).run()
     at.selectbox(key="sb_benchmark").set_value("judgebench").run()

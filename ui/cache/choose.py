@@ -9,7 +9,7 @@ never recomputes a profile).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 import polars as pl
@@ -23,7 +23,7 @@ from cap_core.schema import CONDITION_IDS
 from ui.cache import loaders as cache
 
 __all__ = ["ChooseView", "choose_view", "measured_conditions", "measured_elsewhere", "closest_preset",
-           "export_files", "html_file"]
+           "export_files", "html_file", "html_later"]
 
 
 class Chosen(Protocol):
@@ -170,9 +170,8 @@ def choose_view(sel: Chosen) -> ChooseView:
                    tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), rows, reps, sel.ds)
 
 
-@st.cache_data(max_entries=4, show_spinner="Writing the report…")
-def _html(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
-          weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
+def _html_bytes(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+                weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
     from cap_core.choice.filters import parse_filters
     from cap_core.choice.report import html_report
     from components.colors import judge_colours
@@ -182,6 +181,20 @@ def _html(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_pub
                        resamples=cache.N_RESAMPLES, seed=cache.SEED,
                        colours=judge_colours(_view.board["label"].to_list()))
     return text.encode("utf-8")
+
+
+_html = st.cache_data(max_entries=4, show_spinner="Writing the report…")(_html_bytes)
+
+
+def html_later(sel: Chosen, view: ChooseView) -> Callable[[], bytes]:
+    """:func:`html_file` deferred: a function writing the report when the download button is clicked
+    (``st.download_button`` calls it then, on another thread), so a weight change does not write a
+    report nobody downloads. The selection is read now; the report is the view's."""
+    from cap_core.choice.filters import format_filters
+
+    args = (sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
+            tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), view)
+    return lambda: _html_bytes(*args)
 
 
 def html_file(sel: Chosen, view: ChooseView) -> bytes:

@@ -7,7 +7,9 @@ from typing import Protocol
 
 import numpy as np
 import polars as pl
+import streamlit as st
 
+from cap_core import config
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.weights import WEIGHTED_SCHEMA
@@ -15,6 +17,7 @@ from cap_core.schema import PROFILE_SCHEMA
 from components.labels import short_labels, with_labels
 from components.tables import profile_table, scores_table
 from ui.cache import loaders as cache
+from ui.cache.keys import path_stamp
 
 
 class Selection(Protocol):
@@ -73,6 +76,23 @@ def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
     if not parts:
         return pl.DataFrame(schema={**PROFILE_SCHEMA, "label": pl.String}), np.empty((1, 0))
     return pl.concat(parts, how="vertical"), np.concatenate(reps, axis=1)
+
+
+@st.cache_resource(max_entries=16)
+def _radar(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool, stamp: tuple,
+           _rows: pl.DataFrame):
+    from components.radar import radar_figure
+
+    return radar_figure(_rows)
+
+
+def radar(sel: Selection, rows: pl.DataFrame):
+    """The Profiles page's radar of ``rows`` (:func:`profiles_view`), built once per selection: it
+    does not depend on the weights, so a slider change reuses it. Keyed by what the rows are
+    read from (data fingerprint, benchmark, entries, published tables and their stamps); the
+    figure is shared, so callers must not modify it (``st.plotly_chart`` does not)."""
+    stamp = path_stamp(config.published_dir()) if sel.include_published else ()
+    return _radar(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published, stamp, rows)
 
 
 def profiles_view(sel: Selection) -> ProfilesView:

@@ -152,3 +152,29 @@ def test_costs_join_on_computed_judges():
     assert (a["usd_per_1000"], a["cost_basis"], a["median_latency_s"]) == (1.5, "recorded", 0.4)
     assert b.filter(pl.col("judge") == "B")["usd_per_1000"][0] is None
     assert not math.isnan(b["score"][0])
+
+
+@pytest.mark.parametrize("p", [
+    [0.01, 0.2, 0.03, 0.04], [0.001, 0.002, 0.003], [0.5, 0.9, 0.7], [0.02, 0.02, 0.01, 0.3],
+    [0.04, float("nan"), 0.001], [0.3], list(np.random.default_rng(5).uniform(0, 0.2, 40)),
+])
+def test_the_holm_step_equals_statsmodels_value_for_value(p):
+    from statsmodels.stats.multitest import multipletests
+
+    from cap_core.choice.leaderboard import _holm
+
+    reject, adj, _, _ = multipletests(np.asarray(p, dtype=float), alpha=0.05, method="holm")
+    ours_adj, ours_reject = _holm(p, 0.05)
+    np.testing.assert_array_equal(np.array(ours_adj), adj)  # exact, NaN in the same places
+    assert ours_reject == [bool(x) for x in reject]
+
+
+def test_choosing_does_not_force_a_garbage_collection(monkeypatch):
+    import gc
+
+    calls = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or 0)
+    rows = [_row(j, "C1", v) for j, v in (("A", 80.0), ("B", 70.0), ("C", 60.0))]
+    reps = np.random.default_rng(0).normal([80.0, 70.0, 60.0], 2.0, size=(500, 3))
+    choose(pl.DataFrame(rows, schema=PROFILE_SCHEMA), reps, {"C1": 1})
+    assert calls == []  # statsmodels' multipletests collects on every call (0.3-1 s in a dashboard process)

@@ -189,3 +189,48 @@ def test_a_claim_whose_holder_died_expires(tmp_path):
     assert rec.status == "ok" and not rec.cache_hit and client.stats["requests"] == 1
     # it waited for the orphaned claim to expire (1.5 s after it was taken) rather than ignoring it
     assert sent_by >= claimed_at + 1.5
+
+
+def test_the_batch_read_gives_what_one_by_one_reads_give_and_never_unpickles(tmp_path):
+    marker = tmp_path / "ran"
+    cache = JudgeCache(tmp_path / "c")
+    keys = [c * 64 for c in "abc"]
+    for k in keys:
+        cache.put(k, {"request": {"model": "m", "k": k[0]}, "completion": f"answer {k[0]}"})
+    cache.close()
+    con = sqlite3.connect(tmp_path / "c" / "cache.db")  # plant a pickle in the row of "b...b" only
+    con.execute("UPDATE Cache SET mode = 4, value = ?, filename = NULL WHERE key = ?",
+                (pickle.dumps(_Touch(marker)), keys[1]))
+    con.commit()
+    con.close()
+    cache = JudgeCache(tmp_path / "c")
+    try:
+        got = cache.get_many([*keys, "d" * 64, keys[0]])  # a key never stored, a key asked twice
+        assert got == {keys[0]: {"request": {"model": "m", "k": "a"}, "completion": "answer a"},
+                       keys[2]: {"request": {"model": "m", "k": "c"}, "completion": "answer c"}}
+        assert got == {k: cache.get(k) for k in keys if cache.get(k) is not None}
+    finally:
+        cache.close()
+    assert not marker.exists()
+
+
+def test_a_fully_cached_batch_is_answered_without_the_thread_pool(tmp_path, monkeypatch):
+    import cap_core.judging.client as client_mod
+
+    reqs = [JudgeRequest("local/longer", (("user", f"[Answer A]\nshort {i}\n[End of Answer A]\n"
+                                                   f"[Answer B]\na longer one {i}\n[End of Answer B]"),))
+            for i in range(5)]
+    first = JudgeClient(JudgeCache(tmp_path / "c")).map(reqs)
+
+    class _NoPool:
+        def __init__(self, *a, **k):
+            raise AssertionError("a thread pool was started for cached calls")
+
+    monkeypatch.setattr(client_mod, "ThreadPoolExecutor", _NoPool)
+    client = JudgeClient(JudgeCache(tmp_path / "c"))
+    seen = []
+    again = client.map(reqs, lambda i, rec: seen.append(i))
+    client.cache.close()
+    assert [r.completion for r in again] == [r.completion for r in first]
+    assert all(r.cache_hit for r in again) and sorted(seen) == list(range(5))
+    assert client.stats["cache_hits"] == 5 and client.stats["requests"] == 0
