@@ -34,7 +34,7 @@ from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult, compute_profile
 from cap_core.verdicts import verdict_rows
 
-__all__ = ["jointly_scored", "paired_from_result", "compare_judges", "compare_many", "verdict", "bootstrap_p",
+__all__ = ["holm", "jointly_scored", "paired_from_result", "compare_judges", "compare_many", "verdict", "bootstrap_p",
            "adjust_separated", "CORRECTIONS"]
 
 #: Multiple-comparison corrections of the ``separated`` verdict: ``none`` or ``holm``.
@@ -56,6 +56,34 @@ def bootstrap_p(d: np.ndarray) -> float:
     return float(min(1.0, 2 * (min(low, high) + 1) / (d.size + 1)))
 
 
+def holm(p: list[float], alpha: float) -> tuple[list[float], list[bool]]:
+    """Holm's step-down correction: (adjusted p-values, rejected at ``alpha``), in the order of ``p``.
+
+    The same operations as ``statsmodels.stats.multitest.multipletests(method="holm")``
+    (statsmodels 0.14: sort ascending, reject up to the first ``p_(i) > alpha / (m - i)``,
+    adjusted ``p_(i)`` = running maximum of ``(m - i) p_(i)``, capped at 1), which
+    ``tests/cap_core/choice/test_leaderboard.py`` checks value for value; the one Holm
+    rule of the project (the Compare page, ``compare``, the Choose leaderboard). Not called through
+    statsmodels because that function runs a full ``gc.collect()`` on every call: 0.3-1 s in a
+    dashboard process, paid on every weight change of the Choose page.
+    """
+    if not p:
+        return [], []
+    pvals = np.asarray(p, dtype=float)
+    order = np.argsort(pvals)
+    ps = np.take(pvals, order)
+    m = len(ps)
+    steps = np.arange(m, 0, -1)
+    notreject = ps > alpha / steps
+    first = np.nonzero(notreject)[0]
+    notreject[(first.min() if first.size else m):] = True
+    adj = np.maximum.accumulate(ps * steps)
+    adj[adj > 1] = 1
+    adj_out, reject_out = np.empty_like(adj), np.empty_like(notreject)
+    adj_out[order], reject_out[order] = adj, ~notreject
+    return [float(x) for x in adj_out], [bool(x) for x in reject_out]
+
+
 def adjust_separated(rows: pl.DataFrame, correction: str = "holm", *, alpha: float = 0.05,
                      margin: float = 5.0) -> pl.DataFrame:
     """Apply a multiple-comparison correction to the ``separated`` verdicts of several differences.
@@ -68,7 +96,7 @@ def adjust_separated(rows: pl.DataFrame, correction: str = "holm", *, alpha: flo
         of the comparisons made at once (conditions, judge pairs).
     correction : {"none", "holm"}
         ``holm``: Holm's step-down adjustment of ``p_value`` across the rows with a p
-        (``statsmodels.stats.multitest.multipletests(method="holm")``); a row is
+        (:func:`holm`, as statsmodels computes it); a row is
         separated only when its 95% interval excludes 0 and its adjusted p < ``alpha``;
         other rows get parity / inconclusive by the per-comparison rule. ``none``: the
         verdicts as they are.
@@ -103,10 +131,9 @@ def adjust_separated(rows: pl.DataFrame, correction: str = "holm", *, alpha: flo
     ok = np.isfinite(p)
     label = "none"
     if correction == "holm":
-        from statsmodels.stats.multitest import multipletests
 
         if ok.any():
-            adj[ok] = multipletests(p[ok], alpha=alpha, method="holm")[1]
+            adj[ok] = holm(p[ok].tolist(), alpha)[0]
         label = f"holm ({int(ok.sum())} tests)"
     verdicts = []
     for r, pa in zip(rows.iter_rows(named=True), adj):

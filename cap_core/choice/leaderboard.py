@@ -11,7 +11,7 @@ Rules (CAP §5 application-conditional choice; §3 shared-resample bootstrap):
   shared bootstrap resamples (so the difference has its own percentile interval).
   Two-sided bootstrap p-value ``p = min(1, 2 min((#{d<=0}+1)/(B+1), (#{d>=0}+1)/(B+1)))``
   with ``d`` the leader-minus-judge replicates. Holm's step-down correction
-  (as ``statsmodels.stats.multitest.multipletests(method="holm")`` computes it; see ``_holm``) across the comparisons
+  (as ``statsmodels.stats.multitest.multipletests(method="holm")`` computes it; see :func:`cap_core.analyses.judge_comparison.holm`) across the comparisons
   at ``alpha = 1 - level``; a judge whose Holm-adjusted p is not below alpha is **not
   separable** from the leader. Published judges are drawn from normal approximations of
   their printed intervals (independent draws, so their difference is unpaired) and stay
@@ -32,6 +32,7 @@ from typing import Mapping
 import numpy as np
 import polars as pl
 
+from cap_core.analyses.judge_comparison import holm
 from cap_core.bootstrap import percentile_interval
 from cap_core.choice.filters import Filter, apply_filters
 from cap_core.choice.sample_size import (
@@ -145,33 +146,6 @@ def _p_two_sided(d: np.ndarray) -> float:
     return float(min(1.0, 2 * min(lo, hi)))
 
 
-def _holm(p: list[float], alpha: float) -> tuple[list[float], list[bool]]:
-    """Holm's step-down correction: (adjusted p-values, rejected at ``alpha``), in the order of ``p``.
-
-    The same operations as ``statsmodels.stats.multitest.multipletests(method="holm")``
-    (statsmodels 0.14: sort ascending, reject up to the first ``p_(i) > alpha / (m - i)``,
-    adjusted ``p_(i)`` = running maximum of ``(m - i) p_(i)``, capped at 1), which
-    ``tests/cap_core/choice/test_leaderboard.py`` checks value for value. Not called through
-    statsmodels because that function runs a full ``gc.collect()`` on every call: 0.3-1 s in a
-    dashboard process, paid on every weight change of the Choose page.
-    """
-    if not p:
-        return [], []
-    pvals = np.asarray(p, dtype=float)
-    order = np.argsort(pvals)
-    ps = np.take(pvals, order)
-    m = len(ps)
-    steps = np.arange(m, 0, -1)
-    notreject = ps > alpha / steps
-    first = np.nonzero(notreject)[0]
-    notreject[(first.min() if first.size else m):] = True
-    adj = np.maximum.accumulate(ps * steps)
-    adj[adj > 1] = 1
-    adj_out, reject_out = np.empty_like(adj), np.empty_like(notreject)
-    adj_out[order], reject_out[order] = adj, ~notreject
-    return [float(x) for x in adj_out], [bool(x) for x in reject_out]
-
-
 def _display(judge: str, subset: str | None, source: str | None) -> str:
     if (source or "computed") == "computed":
         return judge if subset in (None, "", "all") else f"{judge} [{subset}]"
@@ -273,7 +247,7 @@ def choose(
             diffs[i] = [frame["score"][leader] - frame["score"][i], float(np.ravel(lo)[0]), float(np.ravel(hi)[0]),
                         _p_two_sided(d)]
             ps.append(diffs[i][3])
-        adj, rej = _holm(ps, alpha)
+        adj, rej = holm(ps, alpha)
         for i, a, r in zip(others, adj, rej):
             diffs[i] += [a, r]
     rows = []

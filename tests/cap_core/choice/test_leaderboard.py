@@ -161,7 +161,7 @@ def test_costs_join_on_computed_judges():
 def test_the_holm_step_equals_statsmodels_value_for_value(p):
     from statsmodels.stats.multitest import multipletests
 
-    from cap_core.choice.leaderboard import _holm
+    from cap_core.analyses.judge_comparison import holm as _holm
 
     reject, adj, _, _ = multipletests(np.asarray(p, dtype=float), alpha=0.05, method="holm")
     ours_adj, ours_reject = _holm(p, 0.05)
