@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from cap_core.cli.judge import _progress, as_option
+from cap_core.cli.options import add_call_options
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -59,12 +60,7 @@ def register(subparsers) -> None:
     p.add_argument("--generator", help="model that writes the variants (default: offline rules)")
     p.add_argument("--families", type=Path, help="model-family table for self-preference (CSV family,pattern)")
     p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
-    p.add_argument("--max-tokens", type=int, default=1024)
-    p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
-    p.add_argument("--budget-usd", type=float, help="stop sending once this many dollars are spent")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--max-retries", type=int, default=4)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    add_call_options(p)
     p.add_argument("--cache", type=Path, default=None, help="judging cache (default: the project cache)")
     p.add_argument("--bootstrap", type=int, default=1000, help="resamples of the reliability intervals")
     p.add_argument("--seed", type=int, default=0)

@@ -19,6 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from cap_core.cli.options import add_call_options
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -42,12 +43,7 @@ def register(subparsers) -> None:
     p.add_argument("--repeats", type=int, default=1, help="judge every item K times (test-retest: writes "
                    "repeats.parquet and reliability.csv)")
     p.add_argument("--allow-tie", action="store_true", help="choice judges (choice:<model>) may answer tie")
-    p.add_argument("--max-tokens", type=int, default=1024)
-    p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
-    p.add_argument("--budget-usd", type=float, help="stop sending once this many dollars are spent")
-    p.add_argument("--concurrency", type=int, default=4)
-    p.add_argument("--max-retries", type=int, default=4)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    add_call_options(p)
     p.set_defaults(handler=_judge)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["int_between", "SEED", "check_outputs"]
+__all__ = ["int_between", "SEED", "check_outputs", "add_call_options"]
 
 
 def int_between(low: int, high: int):
@@ -49,3 +49,14 @@ def check_outputs(**paths: Path | None) -> None:
             raise CAPInputError("an output path cannot be written as a file", argument="--" + name.replace("_", "-"),
                                 got=f"{path} ({bad})", expected="a file path in a folder",
                                 fix="name a file, e.g. out/scores.csv")
+
+
+def add_call_options(p: argparse.ArgumentParser) -> None:
+    """The request options every judging verb takes (``judge``, ``evaluate``): tokens, budgets,
+    concurrency, retries and timeout, with one set of defaults."""
+    p.add_argument("--max-tokens", type=int, default=1024)
+    p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
+    p.add_argument("--budget-usd", type=float, help="stop sending once this many dollars are spent")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--max-retries", type=int, default=4)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
