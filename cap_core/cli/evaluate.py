@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from cap_core.cli.judge import _progress, as_option
-from cap_core.cli.options import add_call_options
+from cap_core.cli.options import add_call_options, check_call_options
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -87,13 +87,7 @@ def _run(args: argparse.Namespace) -> str:
     from cap_core.judging.estimate import estimate_run
     from cap_core.judging.run import RunSpec
 
-    if args.max_retries < 0:
-        raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
-                            expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
-    if not args.timeout > 0:
-        raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
-                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
-    temperature = args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)
+    temperature = check_call_options(args)
     spec = RunSpec(judges=args.model, orders=tuple(o.strip().upper() for o in args.orders.split(",") if o.strip()),
                    repeats=args.repeats, allow_tie=args.allow_tie, template=args.template, temperature=temperature,
                    max_tokens=args.max_tokens, api_base=args.api_base, budget_calls=args.budget_calls,

@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import add_call_options
+from cap_core.cli.options import add_call_options, check_call_options
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -105,13 +105,7 @@ def _run(args: argparse.Namespace) -> str:
     from cap_core.judging.run import RunSpec, run_judging
 
     orders = tuple(o.strip().upper() for o in args.orders.split(",") if o.strip())
-    if args.max_retries < 0:
-        raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
-                            expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
-    if not args.timeout > 0:
-        raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
-                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
-    temperature = args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)
+    temperature = check_call_options(args)
     spec = RunSpec(judges=args.model, orders=orders,
                    variants=tuple(v.strip() for v in args.variants.split(",")) if args.variants else None,
                    template=args.template, max_tokens=args.max_tokens, repeats=args.repeats, allow_tie=args.allow_tie,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["int_between", "SEED", "check_outputs", "add_call_options"]
+__all__ = ["int_between", "SEED", "check_outputs", "add_call_options", "check_call_options"]
 
 
 def int_between(low: int, high: int):
@@ -60,3 +60,15 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--max-retries", type=int, default=4)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+
+
+def check_call_options(args: argparse.Namespace) -> float:
+    """Refuse bad ``--max-retries`` / ``--timeout`` (CAPInputError naming the option) and return
+    the temperature in force: ``--temperature``, else 0.7 with ``--repeats`` above 1, else 0."""
+    if args.max_retries < 0:
+        raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
+                            expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
+    if not args.timeout > 0:
+        raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
+                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
+    return args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)
