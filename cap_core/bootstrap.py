@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import numbers
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,24 +42,42 @@ __all__ = ["resample_counts", "stratified_counts", "stratified_ratio_replicates"
            "base_index", "per_base_sums", "base_ratios", "BaseRatios"]
 
 
+@contextlib.contextmanager
 def _one_blas_thread():
-    """Context that runs BLAS single-threaded.
+    """Context that runs BLAS single-threaded; re-entrant and safe across threads.
 
     The products here are small (about a thousand rows); with two cores shared with
     other work, a multi-threaded BLAS waits for a busy core and runs several times
-    slower than one thread. Without ``threadpoolctl`` this is a no-op.
+    slower than one thread. The limit is process-wide, so it is set by the first
+    context entered and restored when the last one (in any thread) leaves: worker
+    threads of :func:`cap_core.profile.conditions.profile_from_stats` never see it
+    lifted under them. Without ``threadpoolctl`` this is a no-op.
     """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-            _CONTROLLER = ThreadpoolController()
-        except ImportError:  # optional speed-up only
-            _CONTROLLER = False
-    return _CONTROLLER.limit(limits=1, user_api="blas") if _CONTROLLER else contextlib.nullcontext()
+    global _CONTROLLER, _DEPTH, _LIMITER
+    with _BLAS_LOCK:
+        if _CONTROLLER is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+                _CONTROLLER = ThreadpoolController()
+            except ImportError:  # optional speed-up only
+                _CONTROLLER = False
+        if _DEPTH == 0 and _CONTROLLER:
+            _LIMITER = _CONTROLLER.limit(limits=1, user_api="blas")
+        _DEPTH += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _DEPTH -= 1
+            if _DEPTH == 0 and _LIMITER is not None:
+                _LIMITER.restore_original_limits()
+                _LIMITER = None
 
 
 _CONTROLLER = None
+_DEPTH = 0
+_LIMITER = None
+_BLAS_LOCK = threading.Lock()
 
 
 def check_bootstrap_args(n_resamples: object, seed: object, level: object) -> None:

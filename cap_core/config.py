@@ -29,7 +29,7 @@ from pathlib import Path
 
 __all__ = [
     "REPO_ROOT", "data_dir", "default_data_dir", "published_dir", "validity_data_dir", "pandalm_data_dir",
-    "audit_data_dir", "cache_dir", "runs_dir", "N_RESAMPLES", "SEED", "LEVEL", "MAX_RESAMPLES",
+    "audit_data_dir", "cache_dir", "runs_dir", "N_RESAMPLES", "SEED", "LEVEL", "MAX_RESAMPLES", "worker_threads",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +89,19 @@ def cache_dir() -> Path:
     if not os.environ.get("CAP_CACHE_DIR") and os.environ.get("CAP_RUNS_DIR"):
         return runs_dir() / "cache"
     return _env_dir("CAP_CACHE_DIR", REPO_ROOT / ".cache" / "judging")
+
+
+def worker_threads() -> int:
+    """Threads the bootstrap may use at once: ``$CAP_THREADS`` if set (1 turns threading off),
+    else the cores this process may run on, at most 4 (the per-benchmark work is small)."""
+    raw = os.environ.get("CAP_THREADS", "").strip()
+    if raw.isdigit() and int(raw) >= 1:
+        return int(raw)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
 
 
 def runs_dir() -> Path:

@@ -58,9 +58,7 @@ import polars as pl
 
 from cap_core import verdicts
 from cap_core.bootstrap import (
-    benchmark_seed,
     check_bootstrap_args,
-    percentile_interval,
 )
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
@@ -72,8 +70,8 @@ from cap_core.profile.engine import (
     NONE,
     PROD,
     BenchStats,
-    bench_replicates,
     cached_stats,
+    replicate_benchmarks,
 )
 from cap_core.profile.units import (
     MISSING_SUBSET,
@@ -305,10 +303,11 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
 
 def profile_from_stats(stats, n_resamples: int, seed: int, level: float) -> ProfileResult:
     """The :class:`ProfileResult` of sufficient statistics (bootstrap of :func:`compute_profile`)."""
-    blocks = [bench_replicates(st, int(n_resamples), benchmark_seed(int(seed), st.benchmark)) for st in stats]
+    blocks = replicate_benchmarks(stats, int(n_resamples), int(seed), float(level))
     rows = [dict(r) for st in stats for r in st.rows]
-    reps = np.column_stack(blocks) if blocks else np.zeros((n_resamples, 0))
-    low, high = percentile_interval(reps, level=float(level), axis=0)
+    reps = np.column_stack([b[0] for b in blocks]) if blocks else np.zeros((n_resamples, 0))
+    low = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
+    high = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0)
     for i, row in enumerate(rows):
         v = row["value"]
         lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)

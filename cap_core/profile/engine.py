@@ -20,13 +20,20 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from cap_core.bootstrap import StratifiedRatios
+from cap_core.bootstrap import (
+    StratifiedRatios,
+    _one_blas_thread,
+    benchmark_seed,
+    percentile_interval,
+)
+from cap_core.config import worker_threads
 
-__all__ = ["BenchStats", "bench_replicates", "cached_stats", "clear_stats_cache", "NONE", "CELL", "DIFF", "PROD", "MACRO"]
+__all__ = ["BenchStats", "bench_replicates", "replicate_benchmarks", "cached_stats", "clear_stats_cache", "NONE", "CELL", "DIFF", "PROD", "MACRO"]
 
 #: How a profile row combines cell replicates (``k0``, ``k1`` are cell columns).
 NONE, CELL, DIFF, PROD, MACRO = 0, 1, 2, 3, 4
@@ -123,6 +130,39 @@ def bench_replicates(st: BenchStats, n_resamples: int, seed: int) -> np.ndarray:
     for row, ks in st.macro:
         out[:, row] = cells[:, list(ks)].mean(axis=1)
     return out
+
+
+def replicate_benchmarks(stats, n_resamples: int, seed: int, level: float,
+                         threads: int | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Replicates and percentile bounds of every benchmark, benchmarks spread over threads.
+
+    Each benchmark draws from its own generator (``benchmark_seed(seed, benchmark)``),
+    so the benchmarks are independent work: they run on up to ``threads`` threads
+    (default :func:`cap_core.config.worker_threads`), largest first, and the result is
+    the same, bit for bit, for any number of threads (numpy's generators, counting
+    and BLAS release the GIL; BLAS is held to one thread per product throughout).
+
+    Returns
+    -------
+    list of (replicates, low, high)
+        In the order of ``stats``: ``(B, n_rows)`` replicates in percent
+        (:func:`bench_replicates`) and the ``(n_rows,)`` lower and upper bounds of the
+        ``level`` percentile interval (:func:`cap_core.bootstrap.percentile_interval`).
+    """
+    def one(st):
+        reps = bench_replicates(st, n_resamples, benchmark_seed(seed, st.benchmark))
+        low, high = percentile_interval(reps, level=level, axis=0)
+        return reps, low, high
+
+    stats = list(stats)
+    n_threads = min(len(stats), worker_threads() if threads is None else max(1, int(threads)))
+    with _one_blas_thread():
+        if n_threads <= 1:
+            return [one(st) for st in stats]
+        order = sorted(range(len(stats)), key=lambda i: -stats[i].n_base * max(1, stats[i].num.shape[1]))
+        with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="cap-bootstrap") as pool:
+            done = dict(zip(order, pool.map(one, [stats[i] for i in order])))
+        return [done[i] for i in range(len(stats))]
 
 
 #: Statistics kept in memory (least recently used dropped first).

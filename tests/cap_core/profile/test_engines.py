@@ -76,3 +76,39 @@ def test_cli_stream_engine_writes_the_memory_profile(on_disk, default_data_dir, 
     assert a.read_text() == b.read_text()
     assert main(["profile", "--data", str(root), "--scheduler", "tcp://x:1", "--out", str(b)]) == 2
     assert "--scheduler needs the Dask engine" in capsys.readouterr().err
+
+
+def test_threaded_bootstrap_equals_one_thread_and_restores_blas(on_disk, monkeypatch):
+    """Benchmarks spread over threads give the one-thread replicates bit for bit; BLAS limits come back."""
+    from threadpoolctl import threadpool_info
+
+    from cap_core.profile.conditions import profile_stats
+    from cap_core.profile.engine import replicate_benchmarks
+
+    ds, _ = on_disk
+    stats = profile_stats(ds, ds.benchmarks, ds.judges, False)
+    assert len(stats) > 2  # several benchmarks, so threads really share the work
+    before = [(i["internal_api"], i["num_threads"]) for i in threadpool_info()]
+    one = replicate_benchmarks(stats, 300, 7, 0.95, threads=1)
+    many = replicate_benchmarks(stats, 300, 7, 0.95, threads=3)
+    assert [(i["internal_api"], i["num_threads"]) for i in threadpool_info()] == before
+    for (r1, lo1, hi1), (r3, lo3, hi3) in zip(one, many):
+        np.testing.assert_array_equal(r1, r3)
+        np.testing.assert_array_equal(lo1, lo3)
+        np.testing.assert_array_equal(hi1, hi3)
+    # and the public entry point with threading switched off by the environment gives the same profile
+    monkeypatch.setenv("CAP_THREADS", "1")
+    a = compute_profile(ds, n_resamples=300, seed=7)
+    monkeypatch.setenv("CAP_THREADS", "3")
+    _same(a, compute_profile(ds, n_resamples=300, seed=7))
+
+
+def test_worker_threads_reads_the_environment(monkeypatch):
+    from cap_core.config import worker_threads
+
+    monkeypatch.setenv("CAP_THREADS", "1")
+    assert worker_threads() == 1
+    monkeypatch.setenv("CAP_THREADS", "6")
+    assert worker_threads() == 6
+    monkeypatch.setenv("CAP_THREADS", "zero")  # not a count: the cores decide, between 1 and 4
+    assert 1 <= worker_threads() <= 4
