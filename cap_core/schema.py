@@ -69,6 +69,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterable, Mapping
 
+import numpy as np
 import polars as pl
 
 from cap_core.errors import CAPInputError
@@ -301,10 +302,28 @@ def suggest_name(name: str, allowed: Iterable[str]) -> str | None:
     return None
 
 
+def _row_numbers(df: pl.DataFrame) -> pl.Series:
+    """1..n as the hidden row column, cut into the same chunks as ``df``'s columns.
+
+    A table read from Parquet holds its columns in chunks (one per row group); a new
+    column of one chunk would make polars copy every column into matching chunks at the
+    next operation, which at ten million verdicts is most of a gigabyte of strings.
+    """
+    n = df.height
+    if not df.width or n == 0:
+        return pl.Series(_ROW, range(1, n + 1), dtype=pl.Int64)
+    layout = [len(c) for c in df.get_column(df.columns[0]).get_chunks()]
+    if len(layout) == 1 or any([len(c) for c in df.get_column(col).get_chunks()] != layout for col in df.columns[1:]):
+        return pl.Series(_ROW, np.arange(1, n + 1, dtype=np.int64))
+    edges = np.cumsum([0, *layout])
+    return pl.concat([pl.Series(_ROW, np.arange(a + 1, b + 1, dtype=np.int64)) for a, b in zip(edges[:-1], edges[1:])],
+                     rechunk=False)
+
+
 def _numbered(df: pl.DataFrame, rows: Iterable[int] | None) -> pl.DataFrame:
     """``df`` with the hidden file-row column (``rows``, else 1..n)."""
     if rows is None:
-        return df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(_ROW))
+        return df.with_columns(_row_numbers(df))
     rows = pl.Series(_ROW, list(rows), dtype=pl.Int64)
     if rows.len() != df.height:
         raise CAPInputError(
@@ -510,6 +529,21 @@ def _check_nonnegative(df: pl.DataFrame, meanings: Mapping[str, str], table: str
                 got=got,
                 fix=f"correct the {col} values, or leave a cell empty when the value is unknown",
             )
+
+
+def _has_repeats(key: np.ndarray, bound: int) -> bool:
+    """True if a non-negative integer key below ``bound`` occurs twice.
+
+    A count per possible key when the keys are dense (``bound`` at most four times
+    their number: one pass, 8 bytes per possible key), else a sort; either holds far
+    less than a hash table of ten million keys.
+    """
+    if key.size < 2:
+        return False
+    if bound <= 4 * key.size:
+        return bool(np.bincount(key, minlength=0).max() > 1)
+    srt = np.sort(key)
+    return bool((srt[1:] == srt[:-1]).any())
 
 
 def _check_unique(df: pl.DataFrame, keys: list[str], table: str, file: str | None) -> None:
@@ -762,15 +796,18 @@ def validate_judgments(
     if items is not None:
         # every judgment's item as an integer (null: no such item), joined once; with it the key is one
         # Int64 (item, judge, order) and the uniqueness test hashes integers, not four strings
-        item_pos = df.select("benchmark", "item_id").join(
-            items.select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_item")),
-            on=["benchmark", "item_id"], how="left", maintain_order="left").get_column("_item")
+        # (lazy, so only the integer column is materialised, not the joined strings)
+        item_pos = df.lazy().select("benchmark", "item_id").join(
+            items.lazy().select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_item")),
+            on=["benchmark", "item_id"], how="left", maintain_order="left").select("_item").collect().to_series()
     if item_pos is None or item_pos.null_count():
         _check_unique(df, keys, "judgments", file)
     else:
         judge = df.get_column("judge").cast(pl.Categorical).to_physical().cast(pl.Int64)
-        key = (item_pos * (judge.max() + 1) + judge) * 2 + (df.get_column("order") == "BA").cast(pl.Int64)
-        if key.is_duplicated().any():
+        n_judges = int(judge.max()) + 1
+        key = ((item_pos * n_judges + judge) * 2 + (df.get_column("order") == "BA").cast(pl.Int64)).to_numpy()
+        del judge
+        if _has_repeats(key, items.height * n_judges * 2):
             _check_unique(df, keys, "judgments", file)  # the message names the first repeated key
     if items is not None and item_pos.null_count():
         orphan = df.filter(item_pos.is_null()).sort(_ROW)

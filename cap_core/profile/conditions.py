@@ -268,14 +268,13 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
     items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
     items_by = items.partition_by("benchmark", as_dict=True)
     decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
-    jud_by = ds_small.judgments.partition_by("benchmark", as_dict=True)
     contexts = {}
     for bench in benches:
         f = facts.filter(pl.col("b") == bench_names.index(bench)) if bench in bench_names else facts.clear()
         if f.height == 0:
             continue
-        sub = Dataset(items_by[(bench,)], jud_by.get((bench,), ds_small.judgments.clear()),
-                      decl_by.get((bench,), ds_small.declarations.clear()))
+        # plan_benchmark reads this benchmark's judgments lazily: no per-benchmark copy of the verdicts
+        sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
         orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
         contexts[bench] = bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
                                         judge_list, plan_benchmark(sub, bench), by_subset)
@@ -288,8 +287,11 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
     def build():
         key, names = item_key(ds.items)
         coded = code_judgments(ds.judgments, key, judge_list).collect()
-        coded_by = coded.partition_by("b", as_dict=True)
         facts = coded.select("b", "g", "o").unique()
+        # one benchmark: the codes as they are; several: one copy split by benchmark, the whole freed
+        single = facts.get_column("b").n_unique() == 1
+        coded_by = {(int(facts["b"][0]),): coded} if single else coded.partition_by("b", as_dict=True)
+        del coded
 
         def run_parts(contexts):  # in memory: each benchmark is one part
             return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]

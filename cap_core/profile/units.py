@@ -320,15 +320,18 @@ def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFr
     lf = judgments.lazy() if isinstance(judgments, pl.DataFrame) else judgments
     has_rs = "rationale_supported" in lf.collect_schema().names()
     rs = pl.col("rationale_supported") if has_rs else pl.lit(None)
-    return (lf.filter(pl.col("judge").is_in(list(judges)))
-            .join(key.lazy(), on=["benchmark", "item_id"], how="inner")
+    # Only small codes cross the join: judge, order and rationale become integers and the verdict and gold
+    # letters categoricals before it (the rule of verdict_flags compares them as the letters they name), so
+    # ten million verdicts join as a few hundred megabytes of integers rather than copies of their strings.
+    g = pl.col("judge").replace_strict(list(judges), list(range(len(judges))), default=None, return_dtype=pl.Int64)
+    small = lf.select("benchmark", "item_id", g.alias("g"), (pl.col("order") == "BA").cast(pl.Int8).alias("o"),
+                      pl.col("verdict").cast(pl.Categorical), rs.cast(pl.Int8).fill_null(-1).alias("rs"))
+    keys = key.lazy().select("benchmark", "item_id", "b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
+    return (small.filter(pl.col("g").is_not_null())
+            .join(keys, on=["benchmark", "item_id"], how="inner")
             .with_columns(verdicts.verdict_flags())
-            .select("b", "bucket",
-                    pl.col("judge").replace_strict(list(judges), list(range(len(judges))), return_dtype=pl.Int64)
-                    .alias("g"),
-                    "idx", (pl.col("order") == "BA").cast(pl.Int8).alias("o"), _code().alias("code"),
-                    pl.col("correct").cast(pl.Int8).alias("ok"), pl.col("excluded").cast(pl.Int8).alias("bad"),
-                    rs.cast(pl.Int8).fill_null(-1).alias("rs")))
+            .select("b", "bucket", "g", "idx", "o", _code().alias("code"), pl.col("correct").cast(pl.Int8).alias("ok"),
+                    pl.col("excluded").cast(pl.Int8).alias("bad"), "rs"))
 
 
 @dataclass
