@@ -29,12 +29,13 @@ import contextlib
 import hashlib
 import numbers
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from cap_core.config import MAX_RESAMPLES
+from cap_core.config import MAX_RESAMPLES, worker_threads
 from cap_core.errors import CAPInputError
 
 __all__ = ["resample_counts", "stratified_counts", "stratified_ratio_replicates",
@@ -312,19 +313,50 @@ class StratifiedRatios:
             with _one_blas_thread():
                 if whole:
                     acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes), 0, n)
-                else:
+                elif worker_threads() < 2:
                     for m in self.sizes:
                         step = max(1, block_draws // m)
                         for r0 in range(0, b, step):
                             cnt = self._counts(rng, itype, min(b, r0 + step) - r0, start, m, [m])
                             acc[r0:r0 + cnt.shape[0]] += self._product(cnt, start, start + m)
                         start += m
+                else:
+                    self._pipelined(acc, rng, itype, b, block_draws)
         top, bottom = acc[:, :self.k], acc[:, self.k:]
         if self.den_index is not None:
             bottom = bottom[:, self.den_index]
         out = np.full(top.shape, np.nan)
         np.divide(top, bottom, out=out, where=bottom > 0)
         return out
+
+    def _pipelined(self, acc: np.ndarray, rng, itype, b: int, block_draws: int) -> None:
+        """The blocked loop of :meth:`replicates` on two threads, same draws and same sums.
+
+        This thread draws the next block (the generator's stream must stay in order)
+        while one worker counts the previous block and multiplies it into ``acc``; the
+        worker takes the blocks in the order drawn, so every running sum adds the same
+        terms in the same order as the one-thread loop (numpy's generators, ``bincount``
+        and BLAS release the GIL, so the two overlap).
+        """
+        def count_and_add(draws: np.ndarray, r0: int, start: int, m: int) -> None:
+            rows = draws.shape[0]
+            flat = np.add(draws, np.arange(rows, dtype=np.int64)[:, None] * m, dtype=np.int64)
+            cnt = np.bincount(flat.ravel(), minlength=rows * m).reshape(rows, m)
+            acc[r0:r0 + rows] += self._product(cnt, start, start + m)
+
+        pending = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cap-counts") as pool:
+            start = 0
+            for m in self.sizes:
+                step = max(1, block_draws // m)
+                for r0 in range(0, b, step):
+                    draws = rng.integers(0, m, size=(min(b, r0 + step) - r0, m), dtype=itype)
+                    if pending is not None:
+                        pending.result()
+                    pending = pool.submit(count_and_add, draws, r0, start, m)
+                start += m
+            if pending is not None:
+                pending.result()
 
     @staticmethod
     def _counts(rng, itype, rows: int, start: int, width: int, sizes) -> np.ndarray:

@@ -279,6 +279,27 @@ def test_blocked_stratified_replicates_equal_the_count_matrix_form():
                                        atol=0, equal_nan=True)
 
 
+def test_pipelined_blocks_equal_the_one_thread_loop_bit_for_bit(monkeypatch):
+    # two threads (draws here, counts and products in a worker) must give exactly the one-thread sums,
+    # for halves (float32 products) and reals (float64), blocks of several rows and of one row
+    from cap_core.bootstrap import StratifiedRatios, ratio_replicates, stratified_counts
+    rng = np.random.default_rng(5)
+    n, b = 41, 29
+    strata = rng.integers(0, 3, size=n)
+    for num in (rng.integers(0, 3, size=(n, 4)) / 2.0, rng.random((n, 4))):
+        den = np.ones((n, 1))
+        prepared = StratifiedRatios(n, strata, num, den, np.zeros(4, dtype=np.int64))
+        counts, perm = stratified_counts(n, b, 2, strata)
+        expect = ratio_replicates(counts, num[perm], den[perm], np.zeros(4, dtype=np.int64))
+        for block in (60, 13):
+            monkeypatch.setenv("CAP_THREADS", "1")
+            one = prepared.replicates(b, 2, block_draws=block)
+            monkeypatch.setenv("CAP_THREADS", "2")
+            two = prepared.replicates(b, 2, block_draws=block)
+            np.testing.assert_array_equal(one, two)
+            np.testing.assert_allclose(two, expect, rtol=1e-12, atol=0)
+
+
 def test_kept_statistics_give_the_profile_of_a_fresh_computation():
     # second call at another seed uses the kept per-base statistics; it must equal a cold computation
     from cap_core.profile.engine import clear_stats_cache
