@@ -72,30 +72,36 @@ def read_small_tables(root: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judges: list[str],
-                 slice_rows: int = SLICE_ROWS) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Validate and code every judgment, ``slice_rows`` at a time per file.
+                 slice_rows: int = SLICE_ROWS) -> tuple[dict[int, pl.DataFrame], pl.DataFrame]:
+    """Validate and code every judgment, ``slice_rows`` at a time per file, kept by bucket of base items.
 
-    Returns ``(coded, proxy)``: the codes of :func:`cap_core.profile.units.code_judgments`
-    and a small judgments frame with the facts
-    :func:`cap_core.profile.coverage.plan_benchmark` reads (orders per benchmark and the
-    items with an evaluated rationale).
+    Returns ``(coded, proxy)``: ``{bucket: codes}`` (the columns of
+    :func:`cap_core.profile.units.code_judgments`, with ``b``, ``bucket``, ``g`` and
+    ``idx`` narrowed to Int32: 17 bytes per verdict) and a small judgments frame with the
+    facts :func:`cap_core.profile.coverage.plan_benchmark` reads (orders per benchmark
+    and the items with an evaluated rationale). Each slice's codes go straight to their
+    buckets, so no copy of all the codes is ever made.
 
     Raises
     ------
     CAPInputError
-        A slice fails validation (file and row within it), or the same (judge,
-        benchmark, item_id, order) appears twice across slices or files.
+        A slice fails validation (file and row within it).
     """
     from cap_core.profile.units import code_judgments
 
-    coded, facts = [], []
+    pieces: dict[int, list[pl.DataFrame]] = {}
+    facts = []
+    narrow = [pl.col(c).cast(pl.Int32) for c in ("b", "bucket", "g", "idx")]
     for f in files:
         scan = pl.scan_parquet(f)
         n = scan.select(pl.len()).collect().item()
         for start in range(0, n, slice_rows):
             part = scan.slice(start, slice_rows).collect()
             part = validate_judgments(part, items, file=f"{f} (rows {start + 1}-{start + part.height})")
-            coded.append(code_judgments(part, key, judges).collect())
+            codes = code_judgments(part, key, judges).with_columns(narrow).collect()
+            for (k,), piece in codes.partition_by("bucket", as_dict=True).items():
+                pieces.setdefault(int(k), []).append(piece)
+            del codes
             facts.append(part.lazy().select("benchmark", "order", "rationale_supported").filter(
                 pl.col("rationale_supported").is_not_null()).unique().collect())
             facts.append(part.select("benchmark", "order").unique().with_columns(
@@ -104,16 +110,28 @@ def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judg
                 "benchmark", "item_id").unique().with_columns(pl.lit("AB").alias("order"),
                                                               pl.lit(1, dtype=pl.Int8).alias("rationale_supported")))
             del part
-    out = pl.concat(coded, how="vertical", rechunk=True)
-    del coded
-    # one verdict per (item, judge, order) across slices and files (within a slice: the schema check)
-    ukey = (pl.col("idx") + pl.col("b").cast(pl.Int64) * (1 << 40)) * (len(judges) * 2) + pl.col("g") * 2 + pl.col("o")
-    if out.select(ukey.is_duplicated().any()).item():
-        raise CAPInputError("duplicate key (judge, benchmark, item_id, order) across judgment files or slices",
-                            file=", ".join(str(f) for f in files[:3]), column="order", expected="each key once",
-                            fix="remove the repeated judgments (a day's log imported twice?)")
-    proxy = _proxy(facts)
-    return out, proxy
+    coded = {k: pl.concat(v, how="vertical", rechunk=False) for k, v in sorted(pieces.items())}
+    return coded, _proxy(facts)
+
+
+def check_unique_codes(codes: pl.DataFrame, n_items: dict[int, int], n_judges: int, files: list[Path]) -> None:
+    """Refuse a (judge, benchmark, item_id, order) repeated across slices or files (within one slice the
+    schema check has already refused it); ``codes`` is one bucket's, ``n_items`` the item count per ``b``.
+
+    Raises
+    ------
+    CAPInputError
+        A key appears twice.
+    """
+    from cap_core.schema import _has_repeats
+
+    for (b,), one in codes.partition_by("b", as_dict=True).items():
+        key = ((one.get_column("idx").cast(pl.Int64) * n_judges + one.get_column("g")) * 2
+               + one.get_column("o")).to_numpy()
+        if _has_repeats(key, int(n_items[b]) * n_judges * 2):
+            raise CAPInputError("duplicate key (judge, benchmark, item_id, order) across judgment files or slices",
+                                file=", ".join(str(f) for f in files[:3]), column="order", expected="each key once",
+                                fix="remove the repeated judgments (a day's log imported twice?)")
 
 
 def _proxy(facts: list[pl.DataFrame]) -> pl.DataFrame:
@@ -153,20 +171,30 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
     judge_list = _names_iv(judges, all_judges, "judges")
     key, names = item_key(items, n_buckets)
     coded, proxy = stream_coded(files, items, key, judge_list, slice_rows)
-    facts = coded.select("b", "g", "o").unique()
+    facts = pl.concat([c.select("b", "g", "o").unique() for c in coded.values()]).unique() if coded else \
+        pl.DataFrame(schema={"b": pl.Int32, "g": pl.Int32, "o": pl.Int8})
+    facts = facts.with_columns(pl.col("g").cast(pl.Int64))
     small = Dataset(items, proxy, decl)
     bucket_of = key.select("b", "idx", "bucket")
+    n_items = dict(zip(*key.group_by("b").len().select("b", "len").to_dict(as_series=False).values()))
 
     def run_parts(contexts):
-        out = {}
+        # bucket by bucket, every benchmark's part of it; a bucket's codes are freed once used
+        out = {bench: [] for bench in contexts}
+        items_b = {}
         for bench, ctx in contexts.items():
-            b = names.index(bench)
-            mine = coded.filter(pl.col("b") == b)
-            buckets = bucket_of.filter(pl.col("b") == b)
-            items_b = ctx.items.with_columns(buckets.sort("idx").get_column("bucket"))
-            out[bench] = [partition_cells(ctx, items_b.filter(pl.col("bucket") == k).drop("bucket"),
-                                          mine.filter(pl.col("bucket") == k))
-                          for k in range(max(1, n_buckets))]
+            buckets = bucket_of.filter(pl.col("b") == names.index(bench))
+            items_b[bench] = ctx.items.with_columns(buckets.sort("idx").get_column("bucket"))
+        empty = pl.DataFrame(schema=dict.fromkeys(("b", "bucket", "g", "idx"), pl.Int32)
+                             | dict.fromkeys(("o", "code", "ok", "bad", "rs"), pl.Int8))
+        for k in range(max(1, n_buckets)):
+            part = coded.pop(k, empty)
+            check_unique_codes(part, n_items, len(judge_list), files)
+            for bench, ctx in contexts.items():
+                b = names.index(bench)
+                out[bench].append(partition_cells(ctx, items_b[bench].filter(pl.col("bucket") == k).drop("bucket"),
+                                                  part.filter(pl.col("b") == b)))
+            del part
         return out
 
     return stats_from_parts(small, benches, judge_list, bool(by_subset), facts, names, run_parts)

@@ -415,7 +415,26 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     cells = Cells(len(ctx.present), u.n_base)
     add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref)
     num, den, den_col, tn, td, te = cells.matrices()
-    return PartCells(tuple(cells.types), rows, num, den, den_col, tn, td, te)
+    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tn, td, te)
+
+
+#: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
+COMPACT_BYTES = 2**26
+
+
+def _compact(x: np.ndarray) -> np.ndarray:
+    """``x`` in float32 when it is large and every value is a multiple of 1/2 below ``2**22`` (exact there).
+
+    The bootstrap then sums in the same exact values (:class:`cap_core.bootstrap.StratifiedRatios`
+    decides its precision from the values), so the numbers do not change; memory halves.
+    """
+    if x.nbytes <= COMPACT_BYTES or x.dtype != np.float64:
+        return x
+    for r0 in range(0, x.shape[0], 1 << 16):  # checked in row blocks: no full-size temporaries
+        blk = 2.0 * x[r0:r0 + (1 << 16)]
+        if not (np.array_equal(blk, np.round(blk)) and float(np.abs(blk).max(initial=0.0)) < 2.0**23):
+            return x
+    return x.astype(np.float32)
 
 
 def merge_cells(ctx: BenchContext, parts: list[PartCells]):
