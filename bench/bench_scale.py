@@ -111,6 +111,7 @@ def main() -> None:
     ap.add_argument("--no-big", action="store_true")
     ap.add_argument("--no-10m", action="store_true")
     ap.add_argument("--dask", action="store_true")
+    ap.add_argument("--big-dir", type=Path, help="keep the 100M dataset here (written if absent, reused if present)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="cap-bench-scale-", dir="/tmp"))
     try:
@@ -145,12 +146,15 @@ def main() -> None:
                           f"same CI sum as memory: {abs(r['digest'] - ours['digest']) < 1e-6}")
             shutil.rmtree(data)
         if not args.no_big:
-            big = tmp / "big"
+            big = args.big_dir or tmp / "big"
             n_big = args.big_items * args.judges * 2
-            t = time.perf_counter()
-            generate(big, args.big_items, args.judges, parts=True)
-            print(f"{n_big / 1e6:.0f}M verdicts written as Parquet parts in {time.perf_counter() - t:.0f} s "
-                  f"({sum(f.stat().st_size for f in big.rglob('*.parquet')) / 1e9:.1f} GB on disk)")
+            if (big / "items.parquet").is_file():
+                print(f"reusing the dataset in {big}")
+            else:
+                t = time.perf_counter()
+                generate(big, args.big_items, args.judges, parts=True)
+                print(f"{n_big / 1e6:.0f}M verdicts written as Parquet parts in {time.perf_counter() - t:.0f} s "
+                      f"({sum(f.stat().st_size for f in big.rglob('*.parquet')) / 1e9:.1f} GB on disk)")
             r = run("stream", big, ROOT)
             print(f"--engine stream on {n_big / 1e6:.0f}M: statistics {r['build']:.1f} s + bootstrap "
                   f"{r['profile']:.1f} s = {r['total']:.1f} s, peak {r['peak_mb']:.0f} MB")

@@ -159,7 +159,7 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
     CAPInputError
         Missing or invalid tables (file and row), unknown benchmark or judge names.
     """
-    from cap_core.profile.conditions import _names_iv, stats_from_parts
+    from cap_core.profile.conditions import _names_iv, distinct_bgo, stats_from_parts
     from cap_core.profile.units import item_key, partition_cells
 
     root = Path(root)
@@ -171,9 +171,8 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
     judge_list = _names_iv(judges, all_judges, "judges")
     key, names = item_key(items, n_buckets)
     coded, proxy = stream_coded(files, items, key, judge_list, slice_rows)
-    facts = pl.concat([c.select("b", "g", "o").unique() for c in coded.values()]).unique() if coded else \
-        pl.DataFrame(schema={"b": pl.Int32, "g": pl.Int32, "o": pl.Int8})
-    facts = facts.with_columns(pl.col("g").cast(pl.Int64))
+    facts = pl.concat([distinct_bgo(c, len(judge_list)) for c in coded.values()]).unique() if coded else \
+        pl.DataFrame(schema={"b": pl.Int32, "g": pl.Int64, "o": pl.Int8})
     small = Dataset(items, proxy, decl)
     bucket_of = key.select("b", "idx", "bucket")
     n_items = dict(zip(*key.group_by("b").len().select("b", "len").to_dict(as_series=False).values()))

@@ -423,18 +423,16 @@ COMPACT_BYTES = 2**26
 
 
 def _compact(x: np.ndarray) -> np.ndarray:
-    """``x`` in float32 when it is large and every value is a multiple of 1/2 below ``2**22`` (exact there).
+    """``x`` in float32 when it is large and every value is exactly representable there.
 
-    The bootstrap then sums in the same exact values (:class:`cap_core.bootstrap.StratifiedRatios`
-    decides its precision from the values), so the numbers do not change; memory halves.
+    The values are the same numbers, so nothing computed from them changes (the bootstrap
+    decides its precision from the values: :class:`cap_core.bootstrap.StratifiedRatios`);
+    memory halves.
     """
     if x.nbytes <= COMPACT_BYTES or x.dtype != np.float64:
         return x
-    for r0 in range(0, x.shape[0], 1 << 16):  # checked in row blocks: no full-size temporaries
-        blk = 2.0 * x[r0:r0 + (1 << 16)]
-        if not (np.array_equal(blk, np.round(blk)) and float(np.abs(blk).max(initial=0.0)) < 2.0**23):
-            return x
-    return x.astype(np.float32)
+    y = x.astype(np.float32)
+    return y if np.array_equal(y, x) else x
 
 
 def merge_cells(ctx: BenchContext, parts: list[PartCells]):
