@@ -781,10 +781,22 @@ def validate_judgments(
     _check_columns(df, JUDGMENTS_REQUIRED, JUDGMENTS_SCHEMA, "judgments", file)
     df = _numbered(df, rows)
     df = _cast(df, JUDGMENTS_SCHEMA, "judgments", file)
+    item_pos = None
+    if items is not None and {"benchmark", "item_id"} <= set(df.columns):
+        # every judgment's item as an integer (null: no such item), joined once (lazy, so only the integer
+        # column is materialised, not the joined strings); with it the key below is one Int64
+        item_pos = df.lazy().select("benchmark", "item_id").join(
+            items.lazy().select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_item")),
+            on=["benchmark", "item_id"], how="left", maintain_order="left").select("_item").collect().to_series()
     # every check below depends on a cell's value only: run them on each column's distinct values first
-    # (a few judges, two orders, four verdicts) and, only if one fails there, on the rows for the message
-    if not _values_pass(lambda t: _judgment_value_checks(t, file), df,
-                        [*_PRESENT_JUDGMENTS, *ID_COLUMNS, "order", "verdict", "verdict_recorded", "verdict_rule", "rationale_supported"]):
+    # (a few judges, two orders, four verdicts) and, only if one fails there, on the rows for the message.
+    # When every judgment names an item of the validated items table, its benchmark and item_id are
+    # values that table has already passed, so their distinct values (one per item) need no second look.
+    columns = [*_PRESENT_JUDGMENTS, *ID_COLUMNS, "order", "verdict", "verdict_recorded", "verdict_rule",
+               "rationale_supported"]
+    if item_pos is not None and not item_pos.null_count():
+        columns = [c for c in columns if c not in ("benchmark", "item_id")]
+    if not _values_pass(lambda t: _judgment_value_checks(t, file), df, columns):
         _judgment_value_checks(df, file)
     _check_nonnegative(df, _NONNEGATIVE_JUDGMENTS, "judgments", file)
     for col, dtype in JUDGMENTS_SCHEMA.items():
@@ -792,14 +804,6 @@ def validate_judgments(
             df = df.with_columns(pl.lit(None, dtype=dtype).alias(col))
     df = df.select(*JUDGMENTS_SCHEMA, _ROW)
     keys = ["judge", "benchmark", "item_id", "order"]
-    item_pos = None
-    if items is not None:
-        # every judgment's item as an integer (null: no such item), joined once; with it the key is one
-        # Int64 (item, judge, order) and the uniqueness test hashes integers, not four strings
-        # (lazy, so only the integer column is materialised, not the joined strings)
-        item_pos = df.lazy().select("benchmark", "item_id").join(
-            items.lazy().select("benchmark", "item_id", pl.int_range(pl.len(), dtype=pl.Int64).alias("_item")),
-            on=["benchmark", "item_id"], how="left", maintain_order="left").select("_item").collect().to_series()
     if item_pos is None or item_pos.null_count():
         _check_unique(df, keys, "judgments", file)
     else:
