@@ -8,6 +8,7 @@ never recomputes a profile).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -52,8 +53,15 @@ class ChooseView:
     runner_up: str | None
     coverage_notes: list[str]
     profile_csv: bytes
-    scores_csv: bytes
     scores: pl.DataFrame
+
+    @functools.cached_property
+    def scores_csv(self) -> bytes:
+        """The scores file (:func:`cap_core.choice.exports.scores_export`, formulas neutralised), written
+        on first use: a weight change does not write a file nobody downloads."""
+        from cap_core.export import to_csv_bytes
+
+        return to_csv_bytes(self.scores)
 
 
 def _rows(sel: Chosen) -> tuple[pl.DataFrame, np.ndarray]:
@@ -144,7 +152,6 @@ def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_p
     from cap_core.choice.exports import scores_export
     from cap_core.choice.filters import parse_filters
     from cap_core.choice.leaderboard import choose, condition_ranges
-    from cap_core.export import to_csv_bytes
 
     rows, filters = _rows, parse_filters(filters_text)
     names = {(j, s or "all", src or "computed"): lab for j, s, src, lab in
@@ -180,7 +187,7 @@ def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_p
     prof_csv = _profile_csv(fingerprint, benchmark, labels, include_published, stamp, rows)
     scores = scores_export(ch.leaderboard, ch.weights, filters=filters, correction=ch.correction, level=config.LEVEL,
                            resamples=cache.N_RESAMPLES, seed=cache.SEED, fingerprint=fingerprint)
-    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, to_csv_bytes(scores), scores)
+    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, scores)
 
 
 def _own_note(row: dict, ch: Choice) -> str:
