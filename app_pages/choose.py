@@ -73,7 +73,7 @@ def leaderboard(sel) -> None:
     c1, c2, c3 = st.columns(3)
     stem = f"cap_choice_{sel.benchmark}"
     download(c1, "Download scores CSV", lambda: view.scores_csv, f"{stem}_scores.csv", key="cho_dl_scores")
-    download(c2, "Download profile CSV", view.profile_csv, f"{stem}_profile.csv", key="cho_dl_profile")
+    download(c2, "Download profile CSV", lambda: view.profile_csv, f"{stem}_profile.csv", key="cho_dl_profile")
     download(c3, "Download HTML report", html_later(sel, view), f"{stem}.html", "text/html", key="cho_dl_html")
     st.caption("The two CSV files reproduce every weighted score (weights, level, resamples, seed and data "
                "fingerprint on every row); the HTML report opens offline.")

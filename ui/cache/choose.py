@@ -1,9 +1,14 @@
 """Data behind the Choose a judge page (and the sidebar's measured conditions and the Export files).
 
 One cached call per view: :func:`choose_view` is keyed by the data fingerprint, the
-benchmark, the selected entries, the published switch, the weights and the minimums (the
-profile itself comes from the cached :func:`ui.cache.loaders.profile`, so moving a slider
-never recomputes a profile).
+benchmark, the selected entries, the published switch and the published tables' stamp, the
+weights and the minimums (the profile itself comes from the cached
+:func:`ui.cache.loaders.profile`, so moving a slider never recomputes a profile). What a
+weight change does not alter is cached on its own smaller key and reused: the judges' costs
+(data, benchmark, judges, price table), the drill-down (the leader and runner-up pair), the
+profile CSV (the selected rows) and where each condition is measured (data and published
+tables). The scores CSV is written on first use. Results are shared (``st.cache_resource``):
+callers must not modify them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Data behind the Profiles and Export pages, built the same way for both."""
+"""Data behind the Profiles and Export pages, built the same way for both.
+
+The selected rows and the profile table are built once per :func:`selection_key` (what they are
+read from); the weighted part once per key and weights, so a slider move only weighs the kept
+replicates again. Results are shared (``st.cache_resource``): callers must not modify them.
+"""
 
 from __future__ import annotations
 
