@@ -48,13 +48,15 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
             hovertemplate="%{y}: %{x:.1f}% [%{customdata[0]:.1f}, %{customdata[1]:.1f}]<br>%{customdata[2]}<extra></extra>",
         )
     )
-    # P(best) right of each interval's upper end, on white: never over a bar or a whisker
-    for label, high, p in zip(s[label_col].to_list(), s["ci_high"].to_list(), s["p_best"].to_list()):
-        if p is not None:
-            fig.add_annotation(x=min(high if high is not None else 0, 100), y=shown[label], text=f"P(best) {p:.2f}",
-                               showarrow=False, xanchor="left", xshift=6, font=dict(size=12))
+    # P(best) right of each interval's upper end, on white: never over a bar or a whisker. Given with the
+    # layout in one go: add_annotation per judge copies every earlier annotation again (quadratic).
+    notes = [dict(x=min(high if high is not None else 0, 100), y=shown[label], text=f"P(best) {p:.2f}",
+                  showarrow=False, xanchor="left", xshift=6, font=dict(size=12))
+             for label, high, p in zip(s[label_col].to_list(), s["ci_high"].to_list(), s["p_best"].to_list())
+             if p is not None]
     fig.update_layout(
         title=title,
+        annotations=notes,
         xaxis=dict(range=[0, 100], title="weighted score (%)"),
         margin=dict(l=10, r=110, t=50 if title else 20, b=40),
         height=max(220, 60 + 40 * s.height),

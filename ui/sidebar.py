@@ -15,6 +15,7 @@ CAP Table 2); renormalisation over the measured conditions is said once, here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import polars as pl
 import streamlit as st
@@ -74,6 +75,35 @@ class Selection:
         return {c: w for c, w in self.weights.items() if w > 0 and c in self.measured}
 
 
+#: Key of the sidebar's weights fragment (preset, sliders and their notes).
+WEIGHTS_FRAGMENT = "sb_weights"
+#: session_state key naming the fragment of the current page that depends on the weights
+#: (:func:`weighted_section`); cleared at the start of every full run.
+_PAGE_FRAGMENT = "_sb_weighted_fragment"
+#: session_state flag: a weight changed on a page without such a fragment, so the whole page reruns.
+_FULL_RERUN = "_sb_weights_full_rerun"
+
+
+def _rerun_weighted() -> None:
+    """After a slider move (a widget callback): rerun only the sidebar's weights and the page's
+    weighted section when the page has one (:func:`weighted_section`), else the whole page."""
+    page = st.session_state.get(_PAGE_FRAGMENT)
+    if page:
+        st.rerun([WEIGHTS_FRAGMENT, page])
+    _rerun_all()
+
+
+def _rerun_all() -> None:
+    """Ask for a full rerun from a callback of a widget drawn in a fragment (whose default is to rerun
+    that fragment alone): the fragment calls ``st.rerun()`` when it starts (:func:`_full_rerun_asked`)."""
+    st.session_state[_FULL_RERUN] = True
+
+
+def _full_rerun_asked() -> None:
+    if st.session_state.pop(_FULL_RERUN, False):
+        st.rerun()
+
+
 def _apply_preset() -> None:
     name = st.session_state["sb_preset"]
     if name in PRESETS:
@@ -81,14 +111,23 @@ def _apply_preset() -> None:
             st.session_state[f"sb_w_{c}"] = PRESETS[name][c]
 
 
+def _on_preset() -> None:
+    # a preset sets every slider and may change what the page draws: the whole page reruns (rare; the
+    # slider moves are the quick path)
+    _apply_preset()
+    _rerun_all()
+
+
 def use_preset(name: str) -> None:
-    """Switch to preset ``name`` and set its weights (a button callback)."""
+    """Switch to preset ``name`` and set its weights (a button callback; the whole page reruns)."""
     st.session_state["sb_preset"] = name
     _apply_preset()
+    _rerun_all()
 
 
 def _mark_custom() -> None:
     st.session_state["sb_preset"] = CUSTOM
+    _rerun_weighted()
 
 
 def _load(sel: Selection) -> None:
@@ -200,40 +239,74 @@ def data_location(sel: Selection) -> str:
     return f"Published CAP tables only: benchmark {bench} is not in the loaded data"
 
 
-def _weights(sb, sel: Selection) -> None:
-    from cap_core.choice.leaderboard import condition_ranges
-    from ui.cache.choose import closest_preset, measured_conditions, measured_elsewhere
+def _measured(sel: Selection) -> dict[str, list[str]]:
+    """Set ``sel.measured``; for each condition no selected judge has, the benchmarks that measure it."""
+    from ui.cache.choose import measured_conditions, measured_elsewhere
 
     sel.measured = measured_conditions(sel) if sel.benchmark and sel.labels else list(CONDITION_IDS)
-    sb.markdown("**Condition weights**")
-    sel.preset = sb.selectbox("Preset (CAP §5)", list(PRESETS) + [CUSTOM], key=kept("sb_preset", DEFAULT_PRESET,
-                              options=list(PRESETS) + [CUSTOM]), on_change=_apply_preset)
-    off = [c for c in CONDITION_IDS if c not in sel.measured]
+    return {c: measured_elsewhere(sel, c) for c in CONDITION_IDS if c not in sel.measured}
+
+
+def _weights(sel: Selection, off: dict[str, list[str]]) -> None:
+    """The preset, the sliders and what is said about them: a fragment (:data:`WEIGHTS_FRAGMENT`), so a
+    weight change reruns this and the page's weighted section only (:func:`weighted_section`). On
+    such a rerun ``sel`` (the stored selection) is updated in place; ``off`` maps the conditions no
+    selected judge has to where they are measured (computed by the full run: no weight changes it)."""
+    from cap_core.choice.leaderboard import condition_ranges
+    from ui.cache.choose import closest_preset
+
+    _full_rerun_asked()
+    st.markdown("**Condition weights**")
+    sel.preset = st.selectbox("Preset (CAP §5)", list(PRESETS) + [CUSTOM], key=kept("sb_preset", DEFAULT_PRESET,
+                              options=list(PRESETS) + [CUSTOM]), on_change=_on_preset)
     for c in CONDITION_IDS:
-        where = measured_elsewhere(sel, c) if c in off else []
+        where = off.get(c, [])
         why = (f"No selected judge has {c} on {short_label(sel.benchmark or '')}. "
                + (f"Measured on: {', '.join(where)}." if where else "No loaded or published benchmark measures it."))
-        sel.weights[c] = sb.slider(
+        sel.weights[c] = st.slider(
             f"{c} {CONDITIONS[c][0]}", 0.0, 1.0, step=0.1, key=kept(f"sb_w_{c}", PRESETS[DEFAULT_PRESET][c]),
             on_change=_mark_custom, disabled=c in off, help=why if c in off else None,
         )
     if off and sel.labels:
-        sb.caption(f"{condition_ranges(off)}: not measured for the selected judges on this benchmark (sliders off; "
-                   "hover one for where it is measured).")
+        st.caption(f"{condition_ranges(list(off))}: not measured for the selected judges on this benchmark (sliders "
+                   "off; hover one for where it is measured).")
     weighted_off = [c for c in off if sel.weights[c] > 0]
     if sel.in_force and weighted_off:
-        sb.caption(f"Weights renormalised over {condition_ranges(list(sel.in_force))}: the weight of "
+        st.caption(f"Weights renormalised over {condition_ranges(list(sel.in_force))}: the weight of "
                    f"{condition_ranges(weighted_off)} does not count here.")
     if not sel.in_force and sel.labels and any(w > 0 for w in sel.weights.values()):
         if sel.preset in PRESETS:
             near = closest_preset(sel.preset, sel.measured)
-            sb.warning(f"Preset '{sel.preset}' weighs only conditions these judges lack here; no score."
+            st.warning(f"Preset '{sel.preset}' weighs only conditions these judges lack here; no score."
                        + (f" Closest preset that works: '{near}'." if near else ""))
             if near:
-                sb.button(f"Use '{near}'", key="sb_use_closest", on_click=use_preset, args=(near,))
+                st.button(f"Use '{near}'", key="sb_use_closest", on_click=use_preset, args=(near,))
         else:
-            sb.warning("No weighted condition is measured for these judges: raise "
+            st.warning("No weighted condition is measured for these judges: raise "
                        f"{condition_ranges(sel.measured) or 'a measured condition'}.")
+
+
+_weights_fragment = st.fragment(_weights, key=WEIGHTS_FRAGMENT)
+
+
+def weighted_section(key: str, body: Callable[[Selection], None]) -> None:
+    """Draw ``body(selection)`` here as the page's part that depends on the weights.
+
+    It is a fragment (key ``key``, page-prefixed): a slider or preset change reruns only it and
+    the sidebar's weights, not the router, the other sidebar widgets or the rest of the page;
+    the view is written into the URL (:func:`ui.query.sync`) after each of its runs. ``body``
+    must not call ``st.stop`` (it would stop the whole page on a full run): return instead.
+    Anything drawn outside ``body`` must not depend on the weights or the preset.
+    """
+    def run() -> None:
+        _full_rerun_asked()  # a button of the section that changes the preset (use_preset)
+        try:
+            body(st.session_state["selection"])
+        finally:
+            query.sync()
+
+    st.fragment(run, key=key)()
+    st.session_state[_PAGE_FRAGMENT] = key
 
 
 def _minimums(sb, sel: Selection) -> None:
@@ -253,6 +326,8 @@ def _minimums(sb, sel: Selection) -> None:
 def render() -> Selection:
     """Draw the sidebar and return (and store) the current :class:`Selection`."""
     query.restore()
+    st.session_state.pop(_PAGE_FRAGMENT, None)  # set again by the page if it has a weighted section
+    st.session_state.pop(_FULL_RERUN, None)
     sb = st.sidebar
     sel = Selection()
     sel.source = sb.radio("Dataset", SOURCES, key=kept("sb_source", SOURCES[0], options=list(SOURCES)))
@@ -278,7 +353,9 @@ def render() -> Selection:
                                     format_func=short_label)
         if len(options) > len(sel.labels):
             sb.caption(f"{len(sel.labels)} of {len(options)} judges of this benchmark selected.")
-    _weights(sb, sel)
+    off = _measured(sel)
+    with sb:
+        _weights_fragment(sel, off)
     _minimums(sb, sel)
     st.session_state["selection"] = sel
     return sel

@@ -118,6 +118,9 @@ def test_all_zero_weights_keep_radar_and_table_and_warn_in_words():
     assert not at.exception and not at.error
     warnings = [w.value for w in at.warning]
     assert warnings == ["All condition weights are zero: move a slider or choose a preset"]
+    assert not at.get("plotly_chart")  # the weighted section reran alone (a fragment): no score bars
+    at.run()  # AppTest keeps only the rerun fragment's elements; a full run shows the whole page
+    assert [w.value for w in at.warning] == warnings
     charts = [c.proto.id for c in at.get("plotly_chart")]
     assert len(charts) == 1 and "prof_radar" in charts[0]  # radar kept, score bars left out
     table = pl.from_pandas(at.dataframe[0].value)

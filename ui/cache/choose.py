@@ -1,13 +1,19 @@
 """Data behind the Choose a judge page (and the sidebar's measured conditions and the Export files).
 
 One cached call per view: :func:`choose_view` is keyed by the data fingerprint, the
-benchmark, the selected entries, the published switch, the weights and the minimums (the
-profile itself comes from the cached :func:`ui.cache.loaders.profile`, so moving a slider
-never recomputes a profile).
+benchmark, the selected entries, the published switch and the published tables' stamp, the
+weights and the minimums (the profile itself comes from the cached
+:func:`ui.cache.loaders.profile`, so moving a slider never recomputes a profile). What a
+weight change does not alter is cached on its own smaller key and reused: the judges' costs
+(data, benchmark, judges, price table), the drill-down (the leader and runner-up pair), the
+profile CSV (the selected rows) and where each condition is measured (data and published
+tables). The scores CSV is written on first use. Results are shared (``st.cache_resource``):
+callers must not modify them.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -21,6 +27,7 @@ from cap_core.dataset import Dataset
 from cap_core.profile.weights import PRESETS
 from cap_core.schema import CONDITION_IDS
 from ui.cache import loaders as cache
+from ui.cache.keys import path_stamp
 
 __all__ = ["ChooseView", "choose_view", "measured_conditions", "measured_elsewhere", "closest_preset",
            "export_files", "html_file", "html_later"]
@@ -51,8 +58,15 @@ class ChooseView:
     runner_up: str | None
     coverage_notes: list[str]
     profile_csv: bytes
-    scores_csv: bytes
     scores: pl.DataFrame
+
+    @functools.cached_property
+    def scores_csv(self) -> bytes:
+        """The scores file (:func:`cap_core.choice.exports.scores_export`, formulas neutralised), written
+        on first use: a weight change does not write a file nobody downloads."""
+        from cap_core.export import to_csv_bytes
+
+        return to_csv_bytes(self.scores)
 
 
 def _rows(sel: Chosen) -> tuple[pl.DataFrame, np.ndarray]:
@@ -68,18 +82,27 @@ def measured_conditions(sel: Chosen) -> list[str]:
     return [c for c in CONDITION_IDS if c in have]
 
 
+@st.cache_resource(max_entries=8)
+def _measured_where(fingerprint: str, published_stamp: tuple, _ds: Dataset | None) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {c: [] for c in CONDITION_IDS}
+    for cov, suffix in (((cache.coverage(fingerprint, _ds), "") if _ds is not None else (None, "")),
+                        (cache.published_coverage(), " (published)")):
+        if cov is None:
+            continue
+        on = cov.filter(pl.col("status") != "unavailable").select("condition", "benchmark").unique()
+        for c in CONDITION_IDS:
+            out[c] += [f"{b}{suffix}" for b in on.filter(pl.col("condition") == c)["benchmark"].sort().to_list()]
+    return {c: tuple(v) for c, v in out.items()}
+
+
 def measured_elsewhere(sel: Chosen, condition: str) -> list[str]:
-    """Benchmarks whose coverage matrix measures ``condition`` (loaded data, then CAP Table 2, "(published)")."""
-    out = []
-    if sel.ds is not None:
-        cov = cache.coverage(sel.fingerprint, sel.ds)
-        out += cov.filter((pl.col("condition") == condition) & (pl.col("status") != "unavailable"))[
-            "benchmark"].unique().sort().to_list()
-    pub = cache.published_coverage()
-    out += [f"{b} (published)" for b in pub.filter((pl.col("condition") == condition)
-                                                   & (pl.col("status") != "unavailable"))["benchmark"].unique().sort()
-            .to_list()]
-    return out
+    """Benchmarks whose coverage matrix measures ``condition`` (loaded data, then CAP Table 2, "(published)").
+
+    Read once per data fingerprint and stamp of the published tables (never per slider move)."""
+    from ui.cache.keys import path_stamp
+
+    where = _measured_where(sel.fingerprint if sel.ds is not None else "", path_stamp(config.published_dir()), sel.ds)
+    return list(where.get(condition, ()))
 
 
 def closest_preset(name: str, measured: list[str]) -> str | None:
@@ -96,22 +119,51 @@ def closest_preset(name: str, measured: list[str]) -> str | None:
     return best
 
 
-@st.cache_data(max_entries=32, show_spinner="Ranking the judges…")
-def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+@st.cache_resource(max_entries=16)
+def _costs(fingerprint: str, benchmark: str, judges: tuple[str, ...], price_stamp: tuple,
+           _ds: Dataset) -> pl.DataFrame:
+    """:func:`cap_core.choice.costs.judge_costs` (weights play no part): keyed by the data, the
+    benchmark, the judges and the stamp of the price table it reads."""
+    from cap_core.choice.costs import judge_costs
+
+    return judge_costs(_ds, benchmark, list(judges))
+
+
+@st.cache_resource(max_entries=16)
+def _drill(fingerprint: str, benchmark: str, leader: str, runner_up: str, _ds: Dataset) -> pl.DataFrame:
+    """:func:`cap_core.choice.drilldown.disagreements` of one pair (a weight change that keeps the
+    leader and the runner-up reuses it)."""
+    from cap_core.choice.drilldown import disagreements
+
+    return disagreements(_ds, benchmark, leader, runner_up)
+
+
+@st.cache_resource(max_entries=16)
+def _profile_csv(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+                 stamp: tuple, _rows: pl.DataFrame) -> bytes:
+    """The profile CSV of the selected rows (weights play no part; keyed like the rows)."""
+    from cap_core.choice.exports import profile_export
+    from cap_core.export import to_csv_bytes
+
+    return to_csv_bytes(profile_export(_rows.drop("label"), level=config.LEVEL, resamples=cache.N_RESAMPLES,
+                                       seed=cache.SEED, fingerprint=fingerprint))
+
+
+@st.cache_resource(max_entries=32, show_spinner="Ranking the judges…")
+def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool, stamp: tuple,
             weights: tuple[tuple[str, float], ...], filters_text: str, _rows: pl.DataFrame,
             _reps: np.ndarray, _ds: Dataset | None) -> ChooseView:
-    from cap_core.choice.costs import judge_costs
-    from cap_core.choice.drilldown import disagreements
-    from cap_core.choice.exports import profile_export, scores_export
+    from cap_core.cascades.cost import PRICE_TABLE
+    from cap_core.choice.exports import scores_export
     from cap_core.choice.filters import parse_filters
     from cap_core.choice.leaderboard import choose, condition_ranges
-    from cap_core.export import to_csv_bytes
 
     rows, filters = _rows, parse_filters(filters_text)
     names = {(j, s or "all", src or "computed"): lab for j, s, src, lab in
              rows.select("judge", "subset", "source", "label").unique().iter_rows()}
     computed = rows.filter(pl.col("source") == "computed")["judge"].unique().sort().to_list()
-    costs = judge_costs(_ds, benchmark, computed) if _ds is not None and computed else None
+    costs = (_costs(fingerprint, benchmark, tuple(computed), path_stamp(PRICE_TABLE), _ds)
+             if _ds is not None and computed else None)
     ch = choose(rows.drop("label"), _reps, dict(weights), filters=filters, costs=costs, seed=config.SEED,
                 level=config.LEVEL, names=names)
     board = ch.leaderboard.with_columns(
@@ -124,7 +176,7 @@ def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_p
         lead, run = scored.row(0, named=True), scored.row(1, named=True)
         runner = run["label"]
         if lead["source"] == "computed" and run["source"] == "computed" and _ds is not None:
-            drill = disagreements(_ds, benchmark, lead["judge"], run["judge"])
+            drill = _drill(fingerprint, benchmark, lead["judge"], run["judge"], _ds)
         else:
             note = ("The drill-down needs the items of both judges: published judges come from the paper's tables, "
                     "which hold no items.")
@@ -137,11 +189,10 @@ def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_p
     if board["published"].any():
         cov_notes.append("Published judges: interval and P(best) from a normal approximation of the printed "
                          "intervals (sd = CI width / 3.92); their differences are not paired.")
-    prof_csv = to_csv_bytes(profile_export(rows.drop("label"), level=config.LEVEL, resamples=cache.N_RESAMPLES,
-                                           seed=cache.SEED, fingerprint=fingerprint))
+    prof_csv = _profile_csv(fingerprint, benchmark, labels, include_published, stamp, rows)
     scores = scores_export(ch.leaderboard, ch.weights, filters=filters, correction=ch.correction, level=config.LEVEL,
                            resamples=cache.N_RESAMPLES, seed=cache.SEED, fingerprint=fingerprint)
-    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, to_csv_bytes(scores), scores)
+    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, scores)
 
 
 def _own_note(row: dict, ch: Choice) -> str:
@@ -165,9 +216,11 @@ def choose_view(sel: Chosen) -> ChooseView:
     """
     from cap_core.choice.filters import format_filters
 
+    from ui.cache.profiles import selection_key
+
     rows, reps = _rows(sel)
-    return _choice(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-                   tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), rows, reps, sel.ds)
+    return _choice(*selection_key(sel), tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)),
+                   rows, reps, sel.ds)
 
 
 def _html_bytes(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,

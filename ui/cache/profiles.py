@@ -1,4 +1,9 @@
-"""Data behind the Profiles and Export pages, built the same way for both."""
+"""Data behind the Profiles and Export pages, built the same way for both.
+
+The selected rows and the profile table are built once per :func:`selection_key` (what they are
+read from); the weighted part once per key and weights, so a slider move only weighs the kept
+replicates again. Results are shared (``st.cache_resource``): callers must not modify them.
+"""
 
 from __future__ import annotations
 
@@ -55,27 +60,50 @@ class ProfilesView:
     renormalisation: str | None = None
 
 
-def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
-    """Profile rows of the selected entries on the selected benchmark, and matching replicates.
+def published_stamp(sel: Selection) -> tuple:
+    """The stamps of the published tables when ``sel`` includes them (part of every key that reads them)."""
+    return path_stamp(config.published_dir()) if sel.include_published else ()
 
-    Published rows get NaN replicate columns (they are drawn from their CIs instead).
-    """
-    wanted = set(sel.labels)
+
+def selection_key(sel: Selection) -> tuple:
+    """What the selected profile rows are read from: data fingerprint, benchmark, entries (sorted: the
+    rows do not depend on their order), the published switch and the published tables' stamps."""
+    return (sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
+            published_stamp(sel))
+
+
+@st.cache_resource(max_entries=16)
+def _selected_rows(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+                   stamp: tuple, _ds: Dataset | None) -> tuple[pl.DataFrame, np.ndarray]:
+    wanted = set(labels)
     parts, reps = [], []
-    if sel.ds is not None and sel.benchmark in sel.ds.benchmarks:
-        prof, rep = cache.profile(sel.fingerprint, sel.ds, sel.benchmark)
+    if _ds is not None and benchmark in _ds.benchmarks:
+        prof, rep = cache.profile(fingerprint, _ds, benchmark)
         comp = with_labels(prof).with_row_index("_i").filter(pl.col("label").is_in(wanted))
         parts.append(comp.select(_COLS))
         reps.append(rep[:, comp["_i"].to_numpy()])
-    if sel.include_published:
-        pub = with_labels(cache.published_profiles().filter(pl.col("benchmark") == sel.benchmark))
+    if include_published:
+        pub = with_labels(cache.published_profiles().filter(pl.col("benchmark") == benchmark))
         pub = pub.filter(pl.col("label").is_in(wanted)).select(_COLS)
         parts.append(pub)
         n = reps[0].shape[0] if reps else 1
         reps.append(np.full((n, pub.height), np.nan))
     if not parts:
-        return pl.DataFrame(schema={**PROFILE_SCHEMA, "label": pl.String}), np.empty((1, 0))
-    return pl.concat(parts, how="vertical"), np.concatenate(reps, axis=1)
+        rows, out = pl.DataFrame(schema={**PROFILE_SCHEMA, "label": pl.String}), np.empty((1, 0))
+    else:
+        rows, out = pl.concat(parts, how="vertical"), np.concatenate(reps, axis=1)
+    out.setflags(write=False)  # shared by every caller (cache_resource): a write would raise, not leak
+    return rows, out
+
+
+def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
+    """Profile rows of the selected entries on the selected benchmark, and matching replicates.
+
+    Published rows get NaN replicate columns (they are drawn from their CIs instead). Built once
+    per :func:`selection_key` (a weight change reuses them); the frame and the read-only array are
+    shared, so callers must not modify them.
+    """
+    return _selected_rows(*selection_key(sel), sel.ds)
 
 
 @st.cache_resource(max_entries=16)
@@ -91,37 +119,78 @@ def radar(sel: Selection, rows: pl.DataFrame):
     does not depend on the weights, so a slider change reuses it. Keyed by what the rows are
     read from (data fingerprint, benchmark, entries, published tables and their stamps); the
     figure is shared, so callers must not modify it (``st.plotly_chart`` does not)."""
-    stamp = path_stamp(config.published_dir()) if sel.include_published else ()
-    return _radar(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published, stamp, rows)
+    return _radar(*selection_key(sel), rows)
 
 
-def profiles_view(sel: Selection) -> ProfilesView:
-    """Everything the Profiles page draws for ``sel``.
+@dataclass(frozen=True)
+class WeightedPart:
+    """The part of :class:`ProfilesView` that depends on the weights (see there)."""
 
-    The profile rows and table never depend on the weights; the weighted scores are
-    left empty, with ``weights_problem`` saying why, when the weights give no score.
-    """
-    rows, reps = selected_rows(sel)
-    table = profile_table(rows)
+    scores: pl.DataFrame
+    score_table: pl.DataFrame
+    weights_problem: str | None = None
+    renormalisation: str | None = None
+
+
+@st.cache_resource(max_entries=64)
+def _weighted_part(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
+                   stamp: tuple, weights: tuple[tuple[str, float], ...], _rows: pl.DataFrame,
+                   _reps: np.ndarray) -> WeightedPart:
+    from cap_core.profile.weights import weighted_scores
+
     problem = None
-    if not any(w > 0 for w in sel.weights.values()):
+    if not any(w > 0 for _, w in weights):
         problem = ZERO_WEIGHTS
     else:
         try:
-            scores = cache.weighted(
-                sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-                tuple(sorted(sel.weights.items())), rows, reps,
-            )
+            scores = weighted_scores(_rows, _reps, dict(weights), seed=cache.SEED)
         except CAPInputError as err:  # not reachable from the sliders; said in words all the same
             problem = f"No weighted score: {err.problem}"
     if problem:
         scores = pl.DataFrame(schema=WEIGHTED_SCHEMA)
-    label_of = rows.select("judge", "subset", "source", "label").unique()
+    label_of = _rows.select("judge", "subset", "source", "label").unique()
     scores = scores.join(label_of, on=["judge", "subset", "source"], how="left").sort(
         "score", descending=True, nulls_last=True
     )
-    return ProfilesView(rows, reps, scores, table, scores_table(scores), problem,
-                        renormalisation_line(scores, sel.weights))
+    return WeightedPart(scores, scores_table(scores), problem, renormalisation_line(scores, dict(weights)))
+
+
+def weighted_part(sel: Selection, rows: pl.DataFrame | None = None, reps: np.ndarray | None = None) -> WeightedPart:
+    """The weighted scores of ``sel`` under its weights (CAP §5), their table and the notes.
+
+    ``rows``/``reps`` are :func:`selected_rows` of ``sel`` (read again when not given). Cached
+    by :func:`selection_key` and the slider weights (every input of the scores: the rows are read
+    from exactly that key, the seed is :data:`cap_core.config.SEED`); the result is shared, so
+    callers must not modify it.
+    """
+    if rows is None or reps is None:
+        rows, reps = selected_rows(sel)
+    return _weighted_part(*selection_key(sel), tuple(sorted(sel.weights.items())), rows, reps)
+
+
+@st.cache_resource(max_entries=16)
+def _table(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool, stamp: tuple,
+           _rows: pl.DataFrame) -> pl.DataFrame:
+    return profile_table(_rows)
+
+
+def profile_part(sel: Selection) -> tuple[pl.DataFrame, np.ndarray, pl.DataFrame]:
+    """``(rows, replicates, profile table)`` of ``sel``: what the Profiles page shows whatever the
+    weights (built once per :func:`selection_key`, shared: do not modify)."""
+    rows, reps = selected_rows(sel)
+    return rows, reps, _table(*selection_key(sel), rows)
+
+
+def profiles_view(sel: Selection) -> ProfilesView:
+    """Everything the Profiles page draws for ``sel`` (the Export page uses it whole).
+
+    The profile rows and table never depend on the weights (:func:`profile_part`); the
+    weighted scores (:func:`weighted_part`) are left empty, with ``weights_problem`` saying
+    why, when the weights give no score.
+    """
+    rows, reps, table = profile_part(sel)
+    w = weighted_part(sel, rows, reps)
+    return ProfilesView(rows, reps, w.scores, table, w.score_table, w.weights_problem, w.renormalisation)
 
 
 def renormalisation_line(scores: pl.DataFrame, weights: dict[str, float]) -> str | None:
