@@ -12,16 +12,15 @@ from cap_core.validity.frontier import operating_point, point_at, sweep
 from cap_core.validity.public_gradings import REAL_GRADINGS, gradings_to_grades
 from cap_core.validity.sr import validate_grades
 from tests.cap_core.validity._loops import raw_rubric, rubric_s_r
+from tests.pages.shown import shown_text
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QWEN = "τ — Qwen/Qwen3-8B"
 
 
 def display_values(at: AppTest, index: int):
-    """The text table ``index`` of the page shows (its Styler's display values), as a frame of strings."""
-    import pyarrow as pa
-
-    return pa.ipc.open_stream(at.dataframe[index].proto.arrow_data.styler.display_values).read_pandas()
+    """The text table ``index`` of the page shows, as a frame of strings."""
+    return shown_text(at.dataframe[index])
 
 
 def _sweep() -> pl.DataFrame:

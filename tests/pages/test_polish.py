@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
 from streamlit.testing.v1 import AppTest
+
+from tests.pages.shown import shown_text
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -26,9 +27,8 @@ def _clean(at: AppTest) -> None:
 
 
 def _shown(el):
-    """The text a table displays (its Styler display values); fails on a plain, unstyled table."""
-    assert el.proto.arrow_data.styler.display_values, f"table {list(el.value.columns)[:3]} is not drawn by ui.display.show_table"
-    return pa.ipc.open_stream(el.proto.arrow_data.styler.display_values).read_pandas()
+    """The text a table displays; fails on a table not drawn by ui.display.show_table."""
+    return shown_text(el)
 
 
 def test_export_tables_show_one_decimal_and_a_dash_not_none():

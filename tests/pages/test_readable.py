@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from cap_core.glossary import GLOSSARY, help_text
 from tests.cap_core.analyses.test_stress_on_data import hand_rates
+from tests.pages.shown import shown_text
 from ui.display import cell_text, mostly_na
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,8 +33,8 @@ def _clean(at: AppTest) -> None:
 
 
 def _shown(el) -> "pandas.DataFrame":  # noqa: F821
-    """The text a table displays (its Styler display values)."""
-    return pa.ipc.open_stream(el.proto.arrow_data.styler.display_values).read_pandas()
+    """The text a table displays."""
+    return shown_text(el)
 
 
 def _chart(at: AppTest, key: str) -> dict:

@@ -215,7 +215,6 @@ def choose_view(sel: Chosen) -> ChooseView:
         The weights give no score (all in-force weights zero): the page says so in words.
     """
     from cap_core.choice.filters import format_filters
-
     from ui.cache.profiles import selection_key
 
     rows, reps = _rows(sel)
