@@ -10,9 +10,9 @@ many independent binary logistic regressions that share one design (scikit-learn
 ``LogisticRegression`` takes one label vector, ``MultiOutputClassifier`` loops over
 fits, statsmodels' ``GLM`` fits one response), so this module does it in numpy.
 
-Model (the one scikit-learn's ``LogisticRegression(penalty="l2", C=C)`` fits, Validity
-§5 / Table 9's regularised logistic regression): for each label vector ``y`` (0/1) it
-minimises
+Model (the regularised logistic regression every predictor of Validity Table 9 is fitted
+with here; the one scikit-learn's ``LogisticRegression(penalty="l2", C=C)`` fits): for
+each label vector ``y`` (0/1) it minimises
 
     C * sum_i [log(1 + exp(z_i)) - y_i z_i] + 0.5 * ||w||^2,    z = X w + b,
 

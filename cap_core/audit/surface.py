@@ -13,7 +13,7 @@ Protocol (after Validity, Definition 6, Table 7 and Table 9; see
   primary) and kappa.
 - **Ties** (pairs labelled ``"tie"``) are left out of both modes and counted in ``n_ties``.
 - **Group-aware folds**: ``StratifiedGroupKFold`` on the pair's group (its prompt /
-  source), so no group is in training and test; both responses of a pair, and all
+  source; :func:`stratified_group_folds`, the same assignment), so no group is in training and test; both responses of a pair, and all
   pairs of one prompt, stay together. Folds are drawn once and reused.
 - **Permutation null**: labels are permuted within groups (per-item mode) or the two
   roles of each pair are swapped by a fair coin (paired mode: the within-pair case of
