@@ -57,7 +57,7 @@ names = c1.multiselect("Public label sets", list(PUBLIC_SETS), key=kept("la_sets
 n_perm = c2.selectbox("Permutations", PERMUTATIONS, key=kept("la_perm", ac.QUICK_PERMUTATIONS, options=PERMUTATIONS),
                       help=help_text("p_value"))
 mode = c3.radio("Chart mode", ["paired", "item"], key=kept("la_mode", "paired", options=["paired", "item"]))
-st.button("Run the full audit (every public set, 100 permutations; shipped, or a few minutes from a local copy)",
+st.button("Run the full audit (every public set, 100 permutations; shipped, or a minute or two from a local copy)",
           key="la_full", on_click=_full)
 upload = kept_upload(st, "Or upload your own label set", type=["csv", "tsv", "jsonl", "json", "parquet"],
                      key="la_upload", help=FORMAT_HELP)

@@ -13,7 +13,7 @@ Protocol (after Validity, Definition 6, Table 7 and Table 9; see
   primary) and kappa.
 - **Ties** (pairs labelled ``"tie"``) are left out of both modes and counted in ``n_ties``.
 - **Group-aware folds**: ``StratifiedGroupKFold`` on the pair's group (its prompt /
-  source), so no group is in training and test; both responses of a pair, and all
+  source; :func:`stratified_group_folds`, the same assignment), so no group is in training and test; both responses of a pair, and all
   pairs of one prompt, stay together. Folds are drawn once and reused.
 - **Permutation null**: labels are permuted within groups (per-item mode) or the two
   roles of each pair are swapped by a fair coin (paired mode: the within-pair case of
@@ -21,28 +21,38 @@ Protocol (after Validity, Definition 6, Table 7 and Table 9; see
   recorded. ``p = (1 + #{null >= observed}) / (1 + n_permutations)``; a row clears its
   null when ``p <= alpha``.
 
-Every learner is scikit-learn's L2-regularised ``LogisticRegression`` (lbfgs).
+Every learner is an L2-regularised logistic regression (``C = 1``; an unpenalised
+intercept in per-item mode, none in paired mode), the model of scikit-learn's
+``LogisticRegression``, fitted to convergence (gradient tolerance 1e-10) by
+:func:`cap_core.audit.fit.oof_predict_many`, which solves the observed and all permuted
+label vectors of one fold together. (Before, each fit was scikit-learn's lbfgs at
+``tol=1e-4``, one label vector at a time: about 50 s for RewardBench. That tolerance
+stops the null refits, whose coefficients are near zero, early enough that some of
+their predictions depended on where lbfgs stopped; the converged fits moved the shipped
+figures of the public sets by at most 1.25 accuracy points or 0.025 kappa on the
+observed labels, and no verdict.)
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import accuracy_score, cohen_kappa_score
 from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from cap_core.audit.features import PREDICTORS, paired_design, unit_features
+from cap_core.audit.fit import oof_predict_many
 from cap_core.audit.groups import variant_group_notice
 from cap_core.audit.label_set import LabelSet
 from cap_core.errors import CAPInputError
 
-__all__ = ["AuditResult", "AUDIT_SCHEMA", "MODES", "audit_label_set", "audit_label_sets", "permute_within"]
+__all__ = ["AuditResult", "AUDIT_SCHEMA", "MODES", "audit_label_set", "audit_label_sets", "permute_within",
+           "stratified_group_folds", "accuracy_columns", "kappa_columns", "estimate_seconds"]
 
 MODES: tuple[str, ...] = ("paired", "item")
 #: Columns of :attr:`AuditResult.table`. accuracy and (paired) score / null in PERCENT;
@@ -59,7 +69,8 @@ PRED_SCHEMA: dict[str, pl.DataType] = {
     "pair_id": pl.String, "subset": pl.String, "label": pl.Int8, "predicted": pl.Int8, "correct": pl.Boolean,
     "chars": pl.Int64, "chars_other": pl.Int64, "fold": pl.Int64,
 }
-_LR = dict(C=1.0, solver="lbfgs", max_iter=200, tol=1e-4)
+#: Inverse L2 penalty of every learner (scikit-learn's ``C``).
+C = 1.0
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,59 @@ def permute_within(y: np.ndarray, blocks: np.ndarray, rng: np.random.Generator) 
     return out
 
 
+def stratified_group_folds(y: np.ndarray, groups: np.ndarray, n_splits: int, seed: int) -> np.ndarray:
+    """Fold of each unit under scikit-learn's ``StratifiedGroupKFold(n_splits, shuffle=True, random_state=seed)``.
+
+    The same assignment as iterating that splitter's ``split(y, y, groups)`` (checked
+    against it in ``tests/cap_core/audit/test_surface.py``), by the same greedy rule:
+    groups shuffled by ``RandomState(seed)``, taken in order of decreasing spread of
+    their class counts, each put in the fold that keeps the mean (over classes) standard
+    deviation of the folds' class shares smallest, ties (``numpy.isclose``) going to the
+    fold with fewer units. scikit-learn scores the candidate folds of each group with
+    separate small numpy calls (about 1.5 s for RewardBench's 2,733 groups); here the
+    candidates of a group are scored in one call, with the same floating-point steps.
+
+    Parameters
+    ----------
+    y : ndarray of int, shape (n,)
+    groups : ndarray of int, shape (n,)
+        Group codes.
+    n_splits : int
+    seed : int
+
+    Returns
+    -------
+    ndarray of int64, shape (n,): fold 0 .. n_splits - 1 of each unit.
+    """
+    rng = np.random.RandomState(seed)
+    _, y_inv, y_cnt = np.unique(y, return_inverse=True, return_counts=True)
+    _, g_inv, g_cnt = np.unique(groups, return_inverse=True, return_counts=True)
+    y_inv, g_inv = y_inv.ravel(), g_inv.ravel()
+    per_group = np.zeros((g_cnt.size, y_cnt.size))
+    np.add.at(per_group, (g_inv, y_inv), 1)
+    perm = np.arange(g_cnt.size)
+    rng.shuffle(perm)
+    per_group = per_group[perm]
+    inv_perm = np.empty_like(perm)
+    inv_perm[perm] = np.arange(perm.size)
+    g_inv = inv_perm[g_inv]
+    order = np.argsort(-np.std(per_group, axis=1), kind="stable")
+    per_fold = np.zeros((n_splits, y_cnt.size))
+    add = np.eye(n_splits)[:, :, None]  # candidate i adds the group to fold i
+    fold_of_group = np.empty(g_cnt.size, dtype=np.int64)
+    for g in order:
+        evals = np.std((per_fold[None] + add * per_group[g]) / y_cnt, axis=1).mean(axis=1).tolist()
+        sizes = per_fold.sum(axis=1).tolist()
+        best, best_eval, best_size = 0, np.inf, np.inf
+        for i, (e, size) in enumerate(zip(evals, sizes)):
+            close = best_eval != np.inf and abs(e - best_eval) <= 1e-08 + 1e-05 * abs(best_eval)
+            if e < best_eval or (close and size < best_size):
+                best, best_eval, best_size = i, e, size
+        per_fold[best] += per_group[g]
+        fold_of_group[g] = best
+    return fold_of_group[g_inv]
+
+
 def _fold_ids(y, groups, n_splits, seed, scheme) -> tuple[np.ndarray, str]:
     n_groups = np.unique(groups).size
     k = min(n_splits, n_groups if scheme == "group" else y.size, int(np.bincount(y, minlength=2).min()))
@@ -111,35 +175,38 @@ def _fold_ids(y, groups, n_splits, seed, scheme) -> tuple[np.ndarray, str]:
         raise CAPInputError("too few groups or labels for cross-validation", expected="at least 2 groups and "
                             "2 units of each class", got=f"{n_groups} groups, class counts {np.bincount(y).tolist()}",
                             fix="audit a larger label set")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        if scheme == "group":
-            split = StratifiedGroupKFold(k, shuffle=True, random_state=seed).split(y, y, groups)
-        else:
-            split = StratifiedKFold(k, shuffle=True, random_state=seed).split(y, y)
+    if scheme == "group":
+        fold = stratified_group_folds(y, groups, k, seed)
+    else:
         fold = np.empty(y.size, dtype=np.int64)
-        for f, (_, test) in enumerate(split):
-            fold[test] = f
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            for f, (_, test) in enumerate(StratifiedKFold(k, shuffle=True, random_state=seed).split(y, y)):
+                fold[test] = f
     name = f"StratifiedGroupKFold({k}) on group" if scheme == "group" else f"StratifiedKFold({k}) on rows (leaky)"
     return fold, name
 
 
-def _oof(x: np.ndarray, y: np.ndarray, fold: np.ndarray, intercept: bool) -> np.ndarray:
-    pred = np.empty_like(y)
-    for f in range(fold.max() + 1):
-        test = fold == f
-        ytr = y[~test]
-        if ytr.min() == ytr.max():  # one class in training: predict it
-            pred[test] = ytr[0]
-            continue
-        model = LogisticRegression(fit_intercept=intercept, **_LR).fit(x[~test], ytr)
-        pred[test] = model.predict(x[test])
-    return pred
+def accuracy_columns(Y: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Accuracy in percent of each column of predictions ``P`` (n, K) against labels ``Y`` (n, K)."""
+    return 100.0 * np.mean(Y == P, axis=0)
 
 
-def _kappa(y, pred) -> float:
-    k = cohen_kappa_score(y, pred)
-    return 0.0 if np.isnan(k) else float(k)
+def kappa_columns(Y: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of each column of 0/1 predictions ``P`` (n, K) against 0/1 labels ``Y`` (n, K).
+
+    The arithmetic of ``sklearn.metrics.cohen_kappa_score`` for two classes (1 minus
+    observed over chance-expected disagreement), column by column; where it is undefined
+    (labels and predictions all of one class) the value is 0 (no agreement beyond chance).
+    """
+    Y, P = np.asarray(Y, dtype=np.int64), np.asarray(P, dtype=np.int64)
+    n = Y.shape[0]
+    y1, p1 = Y.sum(axis=0), P.sum(axis=0)
+    disagree = ((Y == 1) & (P == 0)).sum(axis=0) + ((Y == 0) & (P == 1)).sum(axis=0)
+    expected = ((n - p1) * y1).astype(np.float64) / n + (p1 * (n - y1)).astype(np.float64) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = 1.0 - disagree / expected
+    return np.where(np.isnan(k), 0.0, k)
 
 
 def _units(ls: LabelSet, mode: str, rng) -> dict:
@@ -183,8 +250,41 @@ def _audit_iv(ls, predictors, modes, n_permutations, seed, n_splits, folds, alph
         raise CAPInputError("alpha must lie strictly between 0 and 1", got=alpha)
 
 
+#: Rough CPU seconds on the 2-core reference machine (RewardBench, ``bench/bench_audit.py``): per character
+#: of response text for the features, and per unit x label vector for each predictor's refits.
+_SECONDS_PER_CHAR = {"length_only": 0.0, "numeric_surface": 1.5e-7, "surface_ngram": 1.1e-6}
+_SECONDS_PER_UNIT_VECTOR = {"length_only": 5e-7, "numeric_surface": 1.2e-6, "surface_ngram": 2.2e-6}
+
+
+def _plan(ls: LabelSet, predictors, modes, n_permutations) -> list[tuple[str, float]]:
+    """The audit's steps with their estimated seconds: each predictor's features, then each predictor x mode."""
+    p = ls.pairs.filter(pl.col("label") != "tie")
+    chars = sum(int(p[c].str.len_chars().sum() or 0) for c in ("response_a", "response_b"))
+    chars += int(ls.singles["response"].str.len_chars().sum() or 0)
+    steps = [(f"{name} features", 0.02 + chars * _SECONDS_PER_CHAR[name]) for name in predictors]
+    for mode in modes:
+        units = p.height if mode == "paired" else 2 * p.height + ls.singles.height
+        steps += [(f"{name}, {mode} mode", 0.01 + units * (n_permutations + 1) * _SECONDS_PER_UNIT_VECTOR[name])
+                  for name in predictors]
+    return steps
+
+
+def estimate_seconds(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permutations: int = 100) -> float:
+    """Rough wall-clock seconds :func:`audit_label_set` takes on ``ls`` (same arguments).
+
+    A cost model calibrated on RewardBench (``bench/bench_audit.py``) on a two-core
+    machine: proportional to the characters of response text (features) and to units x
+    (1 + permutations) per predictor (refits). Meant for progress messages, not a promise;
+    a busy or slower machine takes longer.
+    """
+    if modes is None:
+        modes = MODES if ls.pairs.filter(pl.col("label") != "tie").height else ("item",)
+    return float(sum(w for _, w in _plan(ls, tuple(predictors), tuple(modes), n_permutations)))
+
+
 def audit_label_set(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permutations: int = 100, seed: int = 0,
-                    n_splits: int = 5, folds: str = "group", alpha: float = 0.05) -> AuditResult:
+                    n_splits: int = 5, folds: str = "group", alpha: float = 0.05,
+                    progress: Callable[[float, str], None] | None = None, threads: int = 2) -> AuditResult:
     """Audit one label set with every predictor in every mode.
 
     Parameters
@@ -206,6 +306,14 @@ def audit_label_set(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permut
         how much row-level folds inflate a leaky set.
     alpha : float, default 0.05
         A row clears its null when ``p_value <= alpha``.
+    progress : callable, optional
+        Called from the calling thread as ``progress(fraction_done, steps_running)``
+        when the audit starts and whenever a step (the features, then each predictor x
+        mode) finishes, and as ``progress(1.0, "done")`` at the end; ``fraction_done``
+        (0-1) weighs the steps by :func:`estimate_seconds`' cost model.
+    threads : int, default 2
+        Worker threads (the machine's two cores; numpy and BLAS release the GIL in the
+        heavy parts). The result does not depend on it.
 
     Returns
     -------
@@ -220,31 +328,67 @@ def audit_label_set(ls: LabelSet, *, predictors=PREDICTORS, modes=None, n_permut
         modes = MODES if ls.pairs.filter(pl.col("label") != "tie").height else ("item",)
     predictors, modes = tuple(predictors), tuple(modes)
     _audit_iv(ls, predictors, modes, n_permutations, seed, n_splits, folds, alpha)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise CAPInputError("threads must be an integer >= 1", argument="threads", got=threads)
+    plan = dict(_plan(ls, predictors, modes, n_permutations))
+    total = sum(plan.values())
     p = ls.pairs.filter(pl.col("label") != "tie")
     texts = [t for ab in zip(p["response_a"], p["response_b"]) for t in ab] + ls.singles["response"].to_list()
     chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    rows, preds = [], []
-    with threadpool_limits(1), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        feats = unit_features(texts, seed=seed)
-        for mode in modes:
-            u = _units(ls, mode, np.random.default_rng(seed))
-            y = u["y"]
-            codes = np.unique(u["groups"], return_inverse=True)[1]
-            fold, fold_name = _fold_ids(y, codes, n_splits, seed, folds)
-            perms, scheme = _null_labels(y, codes, mode, n_permutations, seed)
-            for name in predictors:
-                x = paired_design(feats[name], u["left"], u["right"]) if mode == "paired" else feats[name][: y.size]
-                pred = _oof(x, y, fold, mode == "item")
-                acc, kap = 100.0 * accuracy_score(y, pred), _kappa(y, pred)
-                score = acc if mode == "paired" else kap
-                null = np.array([100.0 * accuracy_score(yp, pp) if mode == "paired" else _kappa(yp, pp)
-                                 for yp in perms for pp in [_oof(x, yp, fold, mode == "item")]])
-                rows.append(_row(ls, name, mode, y, codes, acc, kap, score, null, alpha, scheme, fold_name, seed))
-                preds.append(_pred_frame(ls.name, name, mode, u, y, pred, fold, chars))
+    # the n-gram features (hashing, TF-IDF, SVD) are the slowest step: started first, so that another thread
+    # computes the other features and fits their models meanwhile; the n-gram fits are queued last
+    order = sorted(predictors, key=lambda name: name != "surface_ngram")
+    out: dict[tuple[str, str], tuple] = {}
+    with threadpool_limits(1), ThreadPoolExecutor(max_workers=threads) as pool:
+        feats = {name: pool.submit(unit_features, texts, seed=seed, predictors=(name,)) for name in order}
+        setups = {mode: _mode_setup(ls, mode, n_splits, n_permutations, seed, folds) for mode in modes}
+        jobs = {pool.submit(_fit_one, ls, name, mode, feats[name], setups[mode], alpha, seed, chars): (name, mode)
+                for name in sorted(predictors, key=lambda name: name == "surface_ngram") for mode in modes}
+        jobs.update({job: (name, "features") for name, job in feats.items()})
+        pending, done = set(jobs), 0.0
+        while pending:
+            if progress is not None:
+                progress(min(1.0, done / total), "; ".join(sorted(_step_name(*jobs[j]) for j in pending)))
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for job in finished:
+                name, mode = jobs[job]
+                out[(name, mode)] = job.result()
+                done += plan[_step_name(name, mode)]
+    if progress is not None:
+        progress(1.0, "done")
+    rows = [out[(name, mode)][0] for mode in modes for name in predictors]
+    preds = [out[(name, mode)][1] for mode in modes for name in predictors]
     note = variant_group_notice(ls.name, p["group"].to_list() + ls.singles["group"].to_list())
     return AuditResult(pl.DataFrame(rows, schema=AUDIT_SCHEMA, orient="row"), pl.concat(preds),
                        () if note is None else (note,))
+
+
+def _step_name(name: str, mode: str) -> str:
+    return f"{name} features" if mode == "features" else f"{name}, {mode} mode"
+
+
+def _mode_setup(ls, mode, n_splits, n_permutations, seed, folds) -> dict:
+    """Units, folds and all label vectors (observed first, then the permuted ones) of one mode."""
+    u = _units(ls, mode, np.random.default_rng(seed))
+    codes = np.unique(u["groups"], return_inverse=True)[1]
+    fold, fold_name = _fold_ids(u["y"], codes, n_splits, seed, folds)
+    perms, scheme = _null_labels(u["y"], codes, mode, n_permutations, seed)
+    return dict(u=u, codes=codes, fold=fold, fold_name=fold_name, scheme=scheme,
+                labels=np.column_stack([u["y"], *perms]))
+
+
+def _fit_one(ls, name, mode, feat_job, setup, alpha, seed, chars) -> tuple:
+    """One predictor x mode: out-of-fold predictions for every label vector, its table row and predictions."""
+    u, labels, fold = setup["u"], setup["labels"], setup["fold"]
+    y = u["y"]
+    feat = feat_job.result()[name]
+    x = paired_design(feat, u["left"], u["right"]) if mode == "paired" else feat[: y.size]
+    pred_all = oof_predict_many(x, labels, fold, intercept=mode == "item", C=C)
+    acc_all, kap_all = accuracy_columns(labels, pred_all), kappa_columns(labels, pred_all)
+    scores = acc_all if mode == "paired" else kap_all
+    row = _row(ls, name, mode, y, setup["codes"], float(acc_all[0]), float(kap_all[0]), float(scores[0]), scores[1:],
+               alpha, setup["scheme"], setup["fold_name"], seed)
+    return row, _pred_frame(ls.name, name, mode, u, y, pred_all[:, 0], fold, chars)
 
 
 def _null_labels(y, codes, mode, n_perm, seed) -> tuple[list[np.ndarray], str]:

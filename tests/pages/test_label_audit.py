@@ -142,3 +142,35 @@ def test_sets_permutations_mode_and_upload_survive_leaving_the_page():
     assert at.selectbox(key="la_perm").value == 100
     assert at.radio(key="la_mode").value == "item"
     assert set(_table(at)["label_set"]) == {"LLMBar Natural", "mine.csv"}  # the upload came back too
+
+
+def test_first_view_of_a_long_audit_shows_progress_and_later_views_are_cached(monkeypatch):
+    from cap_core.audit import surface
+    from ui.cache import label_audit as ac
+
+    calls, shown = [], []
+    real = surface.audit_label_set
+
+    def counted(ls, **kw):
+        calls.append(kw.get("progress") is not None)
+        return real(ls, **kw)
+
+    def seen(fraction, estimate, elapsed):  # the text of every bar update
+        shown.append(fraction)
+        return real_left(estimate, elapsed, fraction)
+
+    real_left = ac._left_text
+    monkeypatch.setattr(ac, "audit_label_set", counted)
+    monkeypatch.setattr(ac, "_left_text", lambda estimate, elapsed, fraction: seen(fraction, estimate, elapsed))
+    monkeypatch.setattr(ac, "PROGRESS_AFTER_S", 0.0)  # treat even this small upload as long
+    at = _open()
+    at.multiselect(key="la_sets").set_value([]).run()
+    at.file_uploader(key="la_upload").upload("long.csv", _longer_wins_csv(36), "text/csv").run()
+    assert not at.exception and not at.error
+    assert calls == [True]  # computed once, with a progress callback
+    assert shown and shown == sorted(shown) and shown[-1] == 1.0
+    assert not at.get("progress")  # the bar is gone once the audit is done
+    assert not ac._HANDOFF
+    table = _table(at)
+    at.radio(key="la_mode").set_value("item").run()  # a rerun: the audit comes from the cache
+    assert calls == [True] and _table(at).equals(table)

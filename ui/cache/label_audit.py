@@ -6,9 +6,17 @@ user's local copy of the public data (a set's texts keyed by its name, the folde
 the file's size and modification time; its audit by the texts' content hash). An upload
 is keyed by its bytes (streamlit hashes them), its audit by its content hash. Nothing
 here mutates a cached frame.
+
+The first view of an audit that is estimated to take at least :data:`PROGRESS_AFTER_S`
+seconds (:func:`cap_core.audit.surface.estimate_seconds`) shows a progress bar with the
+time left: the audit runs outside the cached function (a cached function may not draw
+into an element made outside it) and its result is then handed to the cache, so later
+views are cache hits that draw nothing.
 """
 
 from __future__ import annotations
+
+import time
 
 import polars as pl
 import streamlit as st
@@ -16,7 +24,7 @@ import streamlit as st
 from cap_core import config
 from cap_core.audit.label_set import LabelSet
 from cap_core.audit.shipped import MANIFEST_FILE, PREDICTIONS_FILE, TABLE_FILE
-from cap_core.audit.surface import AuditResult, audit_label_set
+from cap_core.audit.surface import AuditResult, audit_label_set, estimate_seconds
 from cap_core.errors import CAPInputError
 from cap_core.importers.label_sets import (
     FULL_PERMUTATIONS,
@@ -27,8 +35,15 @@ from cap_core.importers.label_sets import (
 )
 from ui.cache.keys import path_stamp
 
-__all__ = ["QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "local_copy_status", "public_audit", "read_upload",
-           "audit_upload", "published_table7"]
+__all__ = ["QUICK_PERMUTATIONS", "FULL_PERMUTATIONS", "PROGRESS_AFTER_S", "local_copy_status", "public_audit",
+           "read_upload", "audit_upload", "published_table7"]
+
+#: Audits estimated to take at least this many seconds show a progress bar on their first view.
+PROGRESS_AFTER_S = 2.0
+#: Keys (fingerprint, permutations, seed) this server process has audited, i.e. held by ``_audit``'s cache.
+_AUDITED: set[tuple] = set()
+#: Audits computed with a progress bar, waiting for ``_audit`` to take them into its cache.
+_HANDOFF: dict[tuple, AuditResult] = {}
 
 PUBLISHED_TABLE7 = config.published_dir() / "validity_labelset_audit.csv"
 
@@ -55,7 +70,45 @@ def _read_public(name: str, folder: str, stamp: tuple) -> LabelSet:
 
 @st.cache_data(max_entries=64, show_spinner="Auditing the label set…")
 def _audit(fingerprint: str, _ls: LabelSet, n_permutations: int, seed: int) -> AuditResult:
-    return audit_label_set(_ls, n_permutations=n_permutations, seed=seed)
+    handed = _HANDOFF.pop((fingerprint, n_permutations, seed), None)
+    return handed if handed is not None else audit_label_set(_ls, n_permutations=n_permutations, seed=seed)
+
+
+def _left_text(estimate: float, elapsed: float, fraction: float) -> str:
+    """Time left: from the cost model until a tenth is done, then from the pace so far."""
+    left = max(estimate - elapsed, 1.0) if fraction < 0.1 else elapsed * (1.0 - fraction) / fraction
+    return f"about {left:.0f} s left" if left >= 1.5 else "almost done"
+
+
+def _audit_with_progress(ls: LabelSet, n_permutations: int, seed: int, estimate: float) -> AuditResult:
+    """Run the audit here with a progress bar and the estimated time left (the bar is removed at the end)."""
+    head = f"Auditing {ls.name} ({n_permutations} permutations; estimated {estimate:.0f} s on two cores)"
+    bar = st.progress(0.0, text=f"{head}: starting")
+    start = time.monotonic()
+
+    def update(fraction: float, running: str) -> None:
+        elapsed = time.monotonic() - start
+        bar.progress(min(max(fraction, 0.0), 1.0),
+                     text=f"{head}: {fraction:.0%} done, {_left_text(estimate, elapsed, fraction)} (running: {running})")
+
+    try:
+        return audit_label_set(ls, n_permutations=n_permutations, seed=seed, progress=update)
+    finally:
+        bar.empty()
+
+
+def _audited(ls: LabelSet, n_permutations: int, seed: int) -> AuditResult:
+    """The cached audit of ``ls``; its first view shows a progress bar when it is estimated to be long."""
+    key = (ls.fingerprint(), n_permutations, seed)
+    if key not in _AUDITED and estimate_seconds(ls, n_permutations=n_permutations) >= PROGRESS_AFTER_S:
+        _HANDOFF[key] = _audit_with_progress(ls, n_permutations, seed,
+                                             estimate_seconds(ls, n_permutations=n_permutations))
+    try:
+        res = _audit(key[0], ls, n_permutations, seed)
+    finally:
+        _HANDOFF.pop(key, None)  # the cache already held it: nothing to hand over
+    _AUDITED.add(key)
+    return res
 
 
 @st.cache_data(max_entries=8)
@@ -96,7 +149,7 @@ def public_audit(names: tuple[str, ...], local: str | None, n_permutations: int,
         for name in names:
             ls = _read_public(name, local, _stamp(public_data_dir(local) / PUBLIC_SETS[name][0]))
             notes += ls.notices
-            parts.append(_audit(ls.fingerprint(), ls, n_permutations, seed))
+            parts.append(_audited(ls, n_permutations, seed))
         return AuditResult(pl.concat([r.table for r in parts]), pl.concat([r.predictions for r in parts])), notes
     folder = config.audit_data_dir()
     res, missing, runs, n_splits = _shipped(tuple(names), n_permutations, seed,
@@ -122,8 +175,8 @@ def read_upload(file_name: str, data: bytes) -> LabelSet:
 
 
 def audit_upload(ls: LabelSet, n_permutations: int, seed: int = 0) -> AuditResult:
-    """Audit of an uploaded label set, cached by its content fingerprint."""
-    return _audit(ls.fingerprint(), ls, n_permutations, seed)
+    """Audit of an uploaded label set, cached by its content fingerprint (a progress bar on a long first view)."""
+    return _audited(ls, n_permutations, seed)
 
 
 @st.cache_data(max_entries=1)

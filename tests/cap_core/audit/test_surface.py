@@ -186,3 +186,81 @@ def test_paired_mode_without_pairs_and_too_few_groups():
     one_group = LabelSet("tiny", pairs_frame([("p1", "g", "all", "a", "bb", "B"), ("p2", "g", "all", "ccc", "d", "A")]))
     with pytest.raises(CAPInputError, match="too few groups"):
         audit_label_set(one_group, n_permutations=0)
+
+
+def _sklearn_folds(y, groups, k, seed):
+    import warnings
+
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    fold = np.empty(y.size, dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for f, (_, test) in enumerate(StratifiedGroupKFold(k, shuffle=True, random_state=seed).split(y, y, groups)):
+            fold[test] = f
+    return fold
+
+
+@pytest.mark.parametrize("name", ["LLMBar Natural", "EvalBiasBench", "LLMBar Neighbor"])
+def test_group_folds_are_sklearns_stratified_group_kfold(shared_dir, name):
+    from cap_core.audit.surface import _units, stratified_group_folds
+    from cap_core.importers.label_sets import load_label_set
+
+    ls = load_label_set(name, public_data=shared_dir)
+    for mode in ("paired", "item"):
+        u = _units(ls, mode, np.random.default_rng(0))
+        codes = np.unique(u["groups"], return_inverse=True)[1]
+        for k, seed in ((5, 0), (3, 7)):
+            assert np.array_equal(stratified_group_folds(u["y"], codes, k, seed),
+                                  _sklearn_folds(u["y"], codes, k, seed)), (mode, k, seed)
+
+
+def test_group_folds_match_sklearn_on_uneven_groups():
+    from cap_core.audit.surface import stratified_group_folds
+
+    rng = np.random.default_rng(11)
+    groups = rng.integers(0, 40, size=300)
+    y = (rng.random(300) < 0.3).astype(int)
+    assert np.array_equal(stratified_group_folds(y, groups, 5, 2), _sklearn_folds(y, groups, 5, 2))
+
+
+def test_kappa_and_accuracy_columns_equal_sklearn_exactly():
+    from sklearn.metrics import accuracy_score
+
+    from cap_core.audit.surface import accuracy_columns, kappa_columns
+
+    rng = np.random.default_rng(4)
+    Y = rng.integers(0, 2, size=(37, 50))
+    P = np.where(rng.random((37, 50)) < 0.7, Y, 1 - Y)
+    P[:, 0], P[:, 1], Y[:, 2], P[:, 2] = 1, 0, 1, 1  # constant predictions; both constant and equal
+    Y[:, 3], P[:, 3] = 0, 1  # both constant, different
+    kap, acc = kappa_columns(Y, P), accuracy_columns(Y, P)
+    for k in range(Y.shape[1]):
+        with np.errstate(all="ignore"):
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ref = cohen_kappa_score(Y[:, k], P[:, k])
+        assert kap[k] == (0.0 if np.isnan(ref) else ref), k
+        assert acc[k] == 100.0 * accuracy_score(Y[:, k], P[:, k])
+
+
+def test_threads_do_not_change_the_audit_and_progress_runs_to_one():
+    ls = _random_labels(120, seed=8)
+    seen = []
+    one = audit_label_set(ls, n_permutations=N_PERM, threads=1)
+    two = audit_label_set(ls, n_permutations=N_PERM, threads=2, progress=lambda f, step: seen.append((f, step)))
+    assert one.table.equals(two.table) and one.predictions.equals(two.predictions)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and seen[-1] == (1.0, "done")
+    assert any("surface_ngram features" in step for _, step in seen)
+    with pytest.raises(CAPInputError, match="threads"):
+        audit_label_set(ls, threads=0)
+
+
+def test_estimate_grows_with_units_and_permutations():
+    from cap_core.audit.surface import estimate_seconds
+
+    small, large = _random_labels(60), _random_labels(240)
+    assert 0 < estimate_seconds(small, n_permutations=20) < estimate_seconds(small, n_permutations=100)
+    assert estimate_seconds(small, n_permutations=100) < estimate_seconds(large, n_permutations=100)
