@@ -129,7 +129,7 @@ def _check_content(raw: bytes, name: str, kind: str, fmt: str) -> None:
     if fmt == "parquet":
         return
     head = body[:65536]
-    if b"\x00" in head or sum(head.count(bytes([c])) for c in _CONTROL_BYTES) > 0.05 * len(head):
+    if b"\x00" in head or len(head) - len(head.translate(None, _CONTROL_BYTES)) > 0.05 * len(head):  # one pass
         what = next((w for sig, w in _SIGNATURES if head.startswith(sig)), "binary data")
         raise CAPInputError(
             f"the {kind} file is not a text table (it looks like {what})",

@@ -66,7 +66,6 @@ its Table 2.
 
 from __future__ import annotations
 
-import difflib
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -293,6 +292,8 @@ def _rows(n: int) -> str:
 def suggest_name(name: str, allowed: Iterable[str]) -> str | None:
     """The allowed name closest to ``name`` (``difflib.get_close_matches``, case-insensitive), if any."""
     allowed = list(allowed)
+    import difflib  # only an error message needs it
+
     match = difflib.get_close_matches(str(name).lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
     if not match:
         return None

@@ -74,8 +74,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for all verbs (its sub-parsers share its one-line errors)."""
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser for all verbs (its sub-parsers share its one-line errors).
+
+    With ``verb`` (the first word of a command line), the modules of :data:`EXTENSIONS`
+    are imported only until one has registered that verb (the module named like the verb
+    first): that verb's command line parses the same, without importing and building every
+    other verb (a cached ``judge`` run starts faster). An unknown verb gets the full parser.
+    """
     p = _Parser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
 
@@ -132,9 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--data", type=Path, required=True)
     cv.add_argument("--out", type=Path, required=True)
 
-    for verb, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv)):
-        parser.set_defaults(handler=_VERBS[verb])
-    for module in EXTENSIONS:
+    for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv)):
+        parser.set_defaults(handler=_VERBS[name])
+    modules = list(EXTENSIONS)
+    if verb is not None:
+        own = "cap_core.cli." + verb.replace("-", "_")
+        modules.sort(key=lambda m: m != own)  # stable: the verb's namesake first, the rest in order
+    for module in modules:
+        if verb is not None and verb in sub.choices:
+            break
         importlib.import_module(module).register(sub)
     return p
 
@@ -296,7 +308,9 @@ def _one_line(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 any failure the user can cause, 1 a bug)."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    verb = words[0] if words and not words[0].startswith("-") else None
+    args = build_parser(verb).parse_args(argv)
     try:
         from cap_core.cli.options import check_outputs
 

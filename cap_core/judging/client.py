@@ -56,7 +56,7 @@ from typing import Callable
 
 from cap_core.errors import CAPInputError
 from cap_core.judging.cache import JudgeCache
-from cap_core.judging.request import JudgeRequest, cache_key
+from cap_core.judging.request import JudgeRequest, cache_key, cache_keys
 
 __all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "scrub", "one_line"]
 
@@ -468,7 +468,7 @@ class JudgeClient:
         out: list[CallRecord | None] = [None] * len(requests)
         # cache hits first, read in one pass in this thread (no thread, claim or lease per cached call);
         # only the misses go to the pool, where call() looks again (another process may have answered)
-        keys = [cache_key(r) for r in requests]
+        keys = cache_keys(requests)
         hits = self.cache.get_many(keys)
         todo = []
         for i, (key, req) in enumerate(zip(keys, requests)):
@@ -482,6 +482,7 @@ class JudgeClient:
                 on_done(i, rec)
         if not todo:
             return out
+        self.cache.open()  # calls to send: a cache folder that cannot be written is refused before the first
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             futures = {pool.submit(self.call, requests[i]): i for i in todo}
             try:
@@ -495,5 +496,5 @@ class JudgeClient:
                     self.cancel.set()
                     for fut in futures:
                         fut.cancel()
-        return [r if r is not None else CallRecord(cache_key(requests[i]), requests[i].model, "cancelled",
-                                                   error="run cancelled") for i, r in enumerate(out)]
+        return [r if r is not None else CallRecord(keys[i], requests[i].model, "cancelled", error="run cancelled")
+                for i, r in enumerate(out)]

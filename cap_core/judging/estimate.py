@@ -13,7 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from cap_core.judging.cache import JudgeCache
-from cap_core.judging.request import cache_key
+from cap_core.judging.request import cache_keys
 
 __all__ = ["estimate_run"]
 
@@ -56,8 +56,10 @@ def estimate_run(items: pl.DataFrame, spec, cache_dir=None, completion_tokens: i
     prices = {m: _price(model_of(m)) for m in dict.fromkeys([*spec.judges, *([spec.evaluator] if spec.evaluator
                                                                                 else [])])}
     try:
-        for _row, judge, _order, req in jobs:
-            if cache is not None and cache_key(req) in cache:
+        keys = cache_keys([j[3] for j in jobs]) if cache is not None else [None] * len(jobs)
+        hits = cache.get_many(keys) if cache is not None else {}
+        for (_row, judge, _order, req), key in zip(jobs, keys):
+            if key in hits:
                 cached += 1
                 continue
             t_in = sum(len(c) for _, c in req.messages) // 4

@@ -66,6 +66,9 @@ _FINAL = re.compile(
     re.IGNORECASE)
 
 
+_DECODER = json.JSONDecoder()
+
+
 @dataclass(frozen=True)
 class ParsedVerdict:
     """Result of :func:`parse_verdict`.
@@ -132,7 +135,7 @@ def extract_json_objects(text: str) -> list[tuple[int, int, dict]]:
     """Every JSON object embedded in ``text`` as ``(start, end, object)`` (fences and prose allowed)."""
     if not isinstance(text, str):
         raise CAPInputError("completion must be text", expected="str", got=type(text).__name__)
-    found, dec, i = [], json.JSONDecoder(), 0
+    found, dec, i = [], _DECODER, 0
     while True:
         i = text.find("{", i)
         if i < 0:

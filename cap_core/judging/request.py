@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import encode_basestring as _encode_text  # what json.dumps writes for a str (ensure_ascii=False)
 from dataclasses import dataclass, field
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["JudgeRequest", "cache_key", "DEFAULT_TEMPERATURE", "DEFAULT_MAX_TOKENS"]
+__all__ = ["JudgeRequest", "cache_key", "cache_keys", "DEFAULT_TEMPERATURE", "DEFAULT_MAX_TOKENS"]
 
 #: Deterministic decoding by default (CAP §3.3 "deterministic decoding when supported").
 DEFAULT_TEMPERATURE = 0.0
@@ -111,17 +112,9 @@ class JudgeRequest:
         return kw
 
 
-def cache_key(req: JudgeRequest) -> str:
-    """Hex SHA-256 of the canonical request (plus ``api_base`` when set).
-
-    Raises
-    ------
-    CAPInputError
-        ``req`` is not a :class:`JudgeRequest`.
-    """
-    if not isinstance(req, JudgeRequest):
-        raise CAPInputError("cache_key needs a JudgeRequest", argument="req", expected="JudgeRequest",
-                            got=type(req).__name__)
+def _payload(req: JudgeRequest) -> dict:
+    """What the key of ``req`` hashes: the canonical request, ``api_base`` (``""`` when unset) and, for
+    an in-process provider, its revision (with the version of a prompt it sends of its own)."""
     payload = dict(req.canonical(), api_base=req.api_base or "")
     prefix = next((k for k in PROVIDER_REVISIONS if req.model.startswith(k)), None)
     if prefix is not None:
@@ -130,5 +123,85 @@ def cache_key(req: JudgeRequest) -> str:
             from cap_core.judging.templates import load_template
 
             payload["provider_revision"] += "+" + load_template(_PROVIDER_TEMPLATES[prefix]).version
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return payload
+
+
+def _key_text(payload: dict) -> str:
+    """The canonical JSON that is hashed: sorted keys, no whitespace, UTF-8 text kept as is."""
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: Stand-in for the i-th message text while the JSON around the texts is encoded once per shape.
+_SLOT = "\x00cap-message-{}\x00"
+
+
+def _shape(req: JudgeRequest) -> tuple:
+    """Everything of ``req`` but its message texts; equal shapes encode to the same JSON around the
+    texts (numbers by type and repr: ``0`` and ``0.0``, ``0.0`` and ``-0.0`` are not the same shape)."""
+    return (req.model, req.api_base, req.response_format, req.template_version, tuple((type(r), r) for r, _ in req.messages),
+            *[(type(v), repr(v)) for v in (req.temperature, req.top_p, req.max_tokens, req.seed, req.repeat,
+                                            req.top_logprobs)])
+
+
+def _pieces(req: JudgeRequest) -> list[str] | None:
+    """The canonical JSON of ``req`` cut around its message texts (n texts, n + 1 pieces), or None when a
+    stand-in also occurs elsewhere (then the request is encoded whole)."""
+    slots = tuple((role, _SLOT.format(i)) for i, (role, _) in enumerate(req.messages))
+    text = _key_text(_payload(JudgeRequest(req.model, slots, req.temperature, req.top_p, req.max_tokens, req.seed,
+                                           req.response_format, req.template_version, req.api_base, req.repeat,
+                                           req.top_logprobs)))
+    pieces = []
+    for i in range(len(slots)):
+        quoted = json.dumps(_SLOT.format(i), ensure_ascii=False)
+        if text.count(quoted) != 1:
+            return None
+        head, text = text.split(quoted)
+        pieces.append(head)
+    pieces.append(text)
+    return pieces
+
+
+def cache_keys(requests: list[JudgeRequest]) -> list[str]:
+    """:func:`cache_key` of each request, in order (the JSON around the message texts is encoded once per
+    request shape; each text is JSON-encoded alone and spliced in, which gives the same bytes).
+
+    Raises
+    ------
+    CAPInputError
+        An element is not a :class:`JudgeRequest` (argument ``req``).
+    """
+    shapes: dict = {}
+    out = []
+    for req in requests:
+        if not isinstance(req, JudgeRequest):
+            raise CAPInputError("cache_key needs a JudgeRequest", argument="req", expected="JudgeRequest",
+                                got=type(req).__name__)
+        try:
+            shape = _shape(req)
+            pieces = shapes[shape] if shape in shapes else shapes.setdefault(shape, _pieces(req))
+        except TypeError:  # an unhashable field: encoded whole
+            pieces = None
+        if pieces is None:
+            out.append(_sha(_key_text(_payload(req))))
+            continue
+        parts = [pieces[0]]
+        for (_, content), piece in zip(req.messages, pieces[1:]):
+            parts += (_encode_text(content), piece)
+        out.append(_sha("".join(parts)))
+    return out
+
+
+def cache_key(req: JudgeRequest) -> str:
+    """Hex SHA-256 of the canonical request (plus ``api_base`` when set, and an in-process provider's
+    revision): :func:`_key_text` of :func:`_payload`.
+
+    Raises
+    ------
+    CAPInputError
+        ``req`` is not a :class:`JudgeRequest`.
+    """
+    return cache_keys([req])[0]

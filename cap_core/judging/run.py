@@ -182,15 +182,17 @@ def build_requests(items: pl.DataFrame, spec: RunSpec) -> list[tuple[dict, str, 
     _items_iv(items)
     tpl = load_template(spec.template)
     choice_tpl = load_template("choice") if any(choice.is_choice(j) for j in spec.judges) else None
+    judges = [(judge, choice.is_choice(judge)) for judge in spec.judges]
+    rows = list(items.iter_rows(named=True))
     out = []
     for rep in range(spec.repeats):
-        for row in items.iter_rows(named=True):
+        for row in rows:
             for order in spec.orders:
                 a, b = (row["response_a"], row["response_b"]) if order == "AB" else (row["response_b"],
                                                                                      row["response_a"])
                 prompt = tpl.render(question=row["question"], answer_a=a, answer_b=b)
-                for judge in spec.judges:
-                    if choice.is_choice(judge):
+                for judge, is_choice in judges:
+                    if is_choice:
                         text = choice_tpl.render(question=row["question"], answer_a=a, answer_b=b,
                                                  choices=choice.choices_line(spec.allow_tie))
                         top = None if judge == choice.SMOLLM_CHOICE else choice.TOP_LOGPROBS
@@ -227,12 +229,13 @@ def _choice_row(row, judge, order, rec) -> dict:
             "p_tie": (obj or {}).get("p_tie")}
 
 
-def _call_row(row, judge, order, rec) -> dict:
+def _call_row(row, judge, order, rec, parse: Callable[[str], object] = parse_verdict) -> dict:
+    """One row of ``calls`` (``parse``: :func:`~cap_core.judging.parse.parse_verdict`, or a memo of it)."""
     from cap_core.judging.choice import is_choice
 
     if is_choice(judge):
         return _choice_row(row, judge, order, rec)
-    parsed = parse_verdict(rec.completion) if rec.status == "ok" else None
+    parsed = parse(rec.completion) if rec.status == "ok" else None
     verdict = None
     if parsed is not None:
         verdict = parsed.verdict if order == "AB" else _SWAP[parsed.verdict]
@@ -290,13 +293,22 @@ def run_judging(items: pl.DataFrame, spec: RunSpec, *, cache_dir: str | Path, ou
                          cancel or threading.Event(), stop_after=spec.stop_after)
     rows: list[dict] = []
     total = len(jobs)
+    parsed: dict[str, object] = {}  # completion -> its ParsedVerdict: equal replies are parsed once
+
+    def parse(text: str):
+        hit = parsed.get(text)
+        if hit is None:
+            hit = parsed[text] = parse_verdict(text)
+        return hit
+
+    encode = json.JSONEncoder(ensure_ascii=False).encode  # = json.dumps(r, ensure_ascii=False), built once
 
     def done(i: int, rec) -> None:
         row, judge, order, req = jobs[i]
-        r = _call_row(row, judge, order, rec)
+        r = _call_row(row, judge, order, rec, parse)
         r.update(repeat=req.repeat, temperature=req.temperature, max_tokens=req.max_tokens, template_version=req.template_version)
         rows.append(r)
-        log.write(json.dumps({k: v for k, v in r.items()}, ensure_ascii=False) + "\n")
+        log.write(encode(r) + "\n")
         if not rec.cache_hit:  # a cache hit's line can be rebuilt from the cache: flushed with the next or at close
             log.flush()
         if on_progress:

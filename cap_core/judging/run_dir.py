@@ -28,7 +28,7 @@ def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
     rs = pl.col("rationale_supported") if "rationale_supported" in calls.columns else pl.lit(None)
     conf = pl.col("confidence") if "confidence" in calls.columns else pl.lit(None)
     first = pl.col("repeat") == 0 if "repeat" in calls.columns else pl.lit(True)  # test-retest repeats: repeats.parquet
-    return (calls.filter(pl.col("verdict").is_not_null() & first)
+    return (calls.lazy().filter(pl.col("verdict").is_not_null() & first)
             .select("judge", "benchmark", "item_id", "order", "verdict",
                     conf.cast(pl.Float64).alias("confidence"), pl.lit(None, pl.Float64).alias("score_a"),
                     pl.lit(None, pl.Float64).alias("score_b"), rs.cast(pl.Int8).alias("rationale_supported"),
@@ -36,7 +36,7 @@ def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
                     (pl.col("tokens_in").fill_null(0) + pl.col("tokens_out").fill_null(0)).cast(pl.Int64)
                     .alias("tokens"),
                     pl.lit(None, pl.String).alias("verdict_recorded"), pl.lit("written").alias("verdict_rule"))
-            .cast(JUDGMENTS_SCHEMA).sort("judge", "item_id", "order"))
+            .cast(JUDGMENTS_SCHEMA).sort("judge", "item_id", "order").collect())
 
 
 #: One row per (judge, item, order, repeat) of a test-retest run; verdict in the original letters.
@@ -58,7 +58,7 @@ _CALL_COLUMNS = {"judge": pl.String, "benchmark": pl.String, "item_id": pl.Strin
                  "status": pl.String, "conflict": pl.Boolean, "reason": pl.String}
 
 
-def _design(items: pl.DataFrame, calls: pl.DataFrame) -> Dataset:
+def _design(items: pl.DataFrame, calls: pl.DataFrame, declarations: pl.DataFrame | None = None) -> Dataset:
     """The run as the profile would see it if every call had answered.
 
     One judgment row per call (any status), with ``rationale_supported`` set on the
@@ -72,10 +72,11 @@ def _design(items: pl.DataFrame, calls: pl.DataFrame) -> Dataset:
         pl.when(pl.lit(evaluated) & (pl.col("order") == pl.col("order").min().over("benchmark")))
         .then(pl.lit(1, pl.Int8)).otherwise(pl.lit(None, pl.Int8)).alias("rationale_supported"))
     ds_items = items.select([c for c in ITEMS_SCHEMA if c in items.columns])
-    return Dataset(items=ds_items, judgments=design, declarations=_declarations(items))
+    return Dataset(items=ds_items, judgments=design,
+                   declarations=_declarations(items) if declarations is None else declarations)
 
 
-def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
+def failure_table(items: pl.DataFrame, calls: pl.DataFrame, declarations: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per judge x condition: ``calls``, ``ok``, ``unparsed``, ``failed`` (failed, budget, cancelled or
     stopped), ``conflicts`` (CAP Table 20 style) and a one-line ``example_reason``.
 
@@ -92,6 +93,8 @@ def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
     calls : polars.DataFrame
         Call rows of :func:`cap_core.judging.run.run_judging` (``judge``, ``benchmark``,
         ``item_id``, ``order``, ``status``, ``conflict``, ``reason``).
+    declarations : polars.DataFrame, optional
+        The run's declarations when already built (default: built from ``items``).
 
     Returns
     -------
@@ -103,7 +106,7 @@ def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
 
     if calls.height == 0:
         return pl.DataFrame(schema=FAILURE_SCHEMA)
-    ds = _design(items, calls)
+    ds = _design(items, calls, declarations)
     cx = calls.select(pl.col(c).cast(t) for c, t in _CALL_COLUMNS.items())
     parts = []
     for bench in ds.benchmarks:
@@ -119,14 +122,14 @@ def failure_table(items: pl.DataFrame, calls: pl.DataFrame) -> pl.DataFrame:
                          .with_columns(pl.lit(cond).alias("condition")))
     df = pl.concat(parts) if parts else pl.DataFrame(schema=dict(_CALL_COLUMNS, condition=pl.String))
     reasons = {r: one_line(r) for r in df["reason"].drop_nulls().unique().to_list() if r}
-    df = df.with_columns(pl.col("reason").replace_strict(reasons, default=None, return_dtype=pl.String))
-    return df.group_by("judge", "condition").agg(
+    return df.lazy().with_columns(pl.col("reason").replace_strict(reasons, default=None, return_dtype=pl.String)
+                                  ).group_by("judge", "condition").agg(
         pl.len().cast(pl.Int64).alias("calls"), (pl.col("status") == "ok").sum().cast(pl.Int64).alias("ok"),
         (pl.col("status") == "unparsed").sum().cast(pl.Int64).alias("unparsed"),
         pl.col("status").is_in(list(_FAILED)).sum().cast(pl.Int64).alias("failed"),
         pl.col("conflict").fill_null(False).sum().cast(pl.Int64).alias("conflicts"),
         pl.col("reason").filter(pl.col("status") != "ok").drop_nulls().first().alias("example_reason"),
-    ).cast(FAILURE_SCHEMA).select(list(FAILURE_SCHEMA)).sort("judge", "condition")
+    ).cast(FAILURE_SCHEMA).select(list(FAILURE_SCHEMA)).sort("judge", "condition").collect()
 
 
 def _declarations(items: pl.DataFrame) -> pl.DataFrame:
@@ -151,15 +154,16 @@ def write_run(out: Path, items: pl.DataFrame, calls: pl.DataFrame, settings: dic
     """Write the run directory; returns the judgments table."""
     judgments = judgments_from_calls(calls)
     ds_items = items.select([c for c in ITEMS_SCHEMA if c in items.columns])
+    declarations = _declarations(items)
     if judgments.height:
-        ds = Dataset.build(ds_items, judgments, _declarations(items))
+        ds = Dataset.build(ds_items, judgments, declarations)
         save_dataset(ds, out)
     items.write_parquet(out / "run_items.parquet")
     if calls.height:
         calls.write_parquet(out / "calls.parquet")
         if "repeat" in calls.columns and calls["repeat"].max() > 0:
             repeats_table(calls).write_parquet(out / "repeats.parquet")
-    write_csv(failure_table(items, calls), out / "failures.csv")
+    write_csv(failure_table(items, calls, declarations), out / "failures.csv")
     (out / "run.json").write_text(json.dumps({"settings": settings, "stats": stats}, indent=2, default=str),
                                   encoding="utf-8")
     return judgments

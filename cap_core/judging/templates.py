@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import string
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from cap_core.errors import CAPInputError
@@ -46,7 +47,34 @@ class PromptTemplate:
             raise CAPInputError(f"template {self.name!r} needs a value for {missing[0]!r}", argument=missing[0],
                                 expected="values for " + ", ".join(self.fields), got=sorted(values),
                                 fix="pass every placeholder of the template as a keyword")
-        return string.Template(self.body).substitute({k: str(v) for k, v in values.items()})
+        pieces = self._pieces
+        out = [pieces[0]]
+        for i in range(1, len(pieces), 2):
+            out += (str(values[pieces[i]]), pieces[i + 1])
+        return "".join(out)
+
+    @cached_property
+    def _pieces(self) -> tuple[str, ...]:
+        """The body cut at its placeholders: literal text, field name, literal text, ... (``$$`` already
+        a literal ``$``), by :class:`string.Template`'s own pattern, so :meth:`render` gives exactly what
+        ``string.Template(body).substitute(values)`` gives."""
+        pattern = string.Template.pattern
+        pieces, literal, at = [], [], 0
+        for m in pattern.finditer(self.body):
+            literal.append(self.body[at:m.start()])
+            at = m.end()
+            if m.group("escaped") is not None:
+                literal.append("$")
+                continue
+            name = m.group("named") or m.group("braced")
+            if name is None:  # load_template refuses such bodies; a hand-made template fails as substitute() does
+                string.Template(self.body).substitute({f: "" for f in self.fields})
+                raise ValueError(f"invalid placeholder in template {self.name!r}")
+            pieces += ("".join(literal), name)
+            literal = []
+        literal.append(self.body[at:])
+        pieces.append("".join(literal))
+        return tuple(pieces)
 
 
 def load_template(name_or_path: str | Path) -> PromptTemplate:

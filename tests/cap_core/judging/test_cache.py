@@ -234,3 +234,37 @@ def test_a_fully_cached_batch_is_answered_without_the_thread_pool(tmp_path, monk
     assert [r.completion for r in again] == [r.completion for r in first]
     assert all(r.cache_hit for r in again) and sorted(seen) == list(range(5))
     assert client.stats["cache_hits"] == 5 and client.stats["requests"] == 0
+
+
+def test_reading_an_existing_cache_opens_no_store_and_a_planted_file_row_is_a_miss(tmp_path):
+    import diskcache.core
+
+    from cap_core.judging import cache as cache_mod
+
+    # the value modes the plain read path knows are diskcache's own
+    assert (cache_mod._MODE_RAW, cache_mod._MODE_BINARY, cache_mod._DBNAME) == (
+        diskcache.core.MODE_RAW, diskcache.core.MODE_BINARY, diskcache.core.DBNAME)
+    marker = tmp_path / "ran"
+    big = os.urandom(75000).hex()  # compressed still above 32 kB: stored in a file beside the database
+    cache = JudgeCache(tmp_path / "c")
+    keys = [c * 64 for c in "abcd"]
+    for k in keys:
+        cache.put(k, {"request": {"model": "m"}, "completion": f"answer {k[0]} {big if k[0] == 'a' else ''}"})
+    cache.close()
+    (tmp_path / "outside.val").write_bytes(pickle.dumps(_Touch(marker)))
+    con = sqlite3.connect(tmp_path / "c" / "cache.db")
+    assert con.execute("SELECT mode FROM Cache WHERE key = ?", (keys[0],)).fetchone() == (diskcache.core.MODE_BINARY,)
+    # b: a pickle file outside the folder; c: a text-mode row; d stays a real answer
+    con.execute("UPDATE Cache SET mode = 2, filename = '../outside.val', value = NULL WHERE key = ?", (keys[1],))
+    con.execute("UPDATE Cache SET mode = 3 WHERE key = ?", (keys[2],))
+    con.commit()
+    con.close()
+    cache = JudgeCache(tmp_path / "c")
+    try:
+        got = cache.get_many(keys)
+        assert cache._store is None and cache._claim_store is None  # read without diskcache
+        assert sorted(got) == [keys[0], keys[3]] and got[keys[0]]["completion"].endswith(big)
+        assert got == {k: cache.get(k) for k in keys if cache.get(k) is not None}  # the same rule through diskcache
+    finally:
+        cache.close()
+    assert not marker.exists()
