@@ -68,7 +68,6 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-import numpy as np
 import polars as pl
 
 from cap_core.errors import CAPInputError
@@ -315,10 +314,12 @@ def _row_numbers(df: pl.DataFrame) -> pl.Series:
         return pl.Series(_ROW, range(1, n + 1), dtype=pl.Int64)
     layout = [len(c) for c in df.get_column(df.columns[0]).get_chunks()]
     if len(layout) == 1 or any([len(c) for c in df.get_column(col).get_chunks()] != layout for col in df.columns[1:]):
-        return pl.Series(_ROW, np.arange(1, n + 1, dtype=np.int64))
-    edges = np.cumsum([0, *layout])
-    return pl.concat([pl.Series(_ROW, np.arange(a + 1, b + 1, dtype=np.int64)) for a, b in zip(edges[:-1], edges[1:])],
-                     rechunk=False)
+        return pl.int_range(1, n + 1, dtype=pl.Int64, eager=True).alias(_ROW)
+    pieces, start = [], 0
+    for m in layout:
+        pieces.append(pl.int_range(start + 1, start + m + 1, dtype=pl.Int64, eager=True).alias(_ROW))
+        start += m
+    return pl.concat(pieces, rechunk=False)
 
 
 def _numbered(df: pl.DataFrame, rows: Iterable[int] | None) -> pl.DataFrame:
@@ -532,15 +533,20 @@ def _check_nonnegative(df: pl.DataFrame, meanings: Mapping[str, str], table: str
             )
 
 
-def _has_repeats(key: np.ndarray, bound: int) -> bool:
-    """True if a non-negative integer key below ``bound`` occurs twice.
+def _has_repeats(key, bound: int) -> bool:
+    """True if a non-negative integer key below ``bound`` occurs twice (``key``: a polars Series or numpy array).
 
-    A count per possible key when the keys are dense (``bound`` at most four times
-    their number: one pass, 8 bytes per possible key), else a sort; either holds far
-    less than a hash table of ten million keys.
+    Small tables: polars hashes the integers. Large ones: a count per possible key when
+    the keys are dense (``bound`` at most four times their number: one pass, 8 bytes per
+    possible key), else a sort; either holds far less than a hash table of ten million keys.
     """
-    if key.size < 2:
+    if len(key) < 2:
         return False
+    if isinstance(key, pl.Series) and len(key) < 1_000_000:  # no numpy on the start of a small command
+        return bool(key.is_duplicated().any())
+    import numpy as np
+
+    key = key.to_numpy() if isinstance(key, pl.Series) else np.asarray(key)
     if bound <= 4 * key.size:
         return bool(np.bincount(key, minlength=0).max() > 1)
     srt = np.sort(key)
@@ -810,7 +816,7 @@ def validate_judgments(
     else:
         judge = df.get_column("judge").cast(pl.Categorical).to_physical().cast(pl.Int64)
         n_judges = int(judge.max()) + 1
-        key = ((item_pos * n_judges + judge) * 2 + (df.get_column("order") == "BA").cast(pl.Int64)).to_numpy()
+        key = (item_pos * n_judges + judge) * 2 + (df.get_column("order") == "BA").cast(pl.Int64)
         del judge
         if _has_repeats(key, items.height * n_judges * 2):
             _check_unique(df, keys, "judgments", file)  # the message names the first repeated key
