@@ -18,13 +18,20 @@ install: $(VENV)/.installed
 # source: build only what the text-only small-model path needs (the CPU backend, no tests,
 # examples, server, tools, multimodal mtmd/llava library, BLAS/OpenMP/CUDA; portable code, no
 # -march=native so the wheel runs on any x86-64) with every core. pip caches the built wheel,
-# so the compile happens once per machine.
+# so the compile happens once per machine (pip's cache is keyed by the source, not by these flags).
+# llama-cpp-python's CMakeLists forces LLAMA_BUILD_COMMON on: llama.cpp's common/ helpers and
+# cpp-httplib, 57 of the 127 objects, which the Python package never loads; a CMake project include
+# (run after each project() call, so after that force) switches them off again.
+LLAMA_NO_COMMON := $(abspath $(VENV))/llama-no-common.cmake
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DGGML_CUDA=OFF -DGGML_METAL=OFF \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF \
-	-DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF
+	-DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$(LLAMA_NO_COMMON)
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
-$(VENV)/.installed-llm: $(VENV)/.installed requirements-llm.txt
+$(LLAMA_NO_COMMON): $(VENV)/.installed
+	printf 'set(LLAMA_BUILD_COMMON OFF CACHE BOOL "" FORCE)\n' > $@
+
+$(VENV)/.installed-llm: $(VENV)/.installed requirements-llm.txt $(LLAMA_NO_COMMON)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(NPROC) $(BIN)/pip install -r requirements-llm.txt
 	touch $@
 

@@ -75,6 +75,13 @@ def test_exact_p_equals_scipy_permutation_test_with_ties():
             y = rng.normal(size=n)
             if np.all(x == x[0]):
                 continue
-            ref = stats.permutation_test((x,), lambda u: stats.spearmanr(u, y).statistic,
-                                         permutation_type="pairings", n_resamples=np.inf, alternative="two-sided")
+            ry = stats.rankdata(y)
+
+            def rho(u, axis=-1):  # Spearman's rho: Pearson's r of the (mid-)ranks, for a stack of pairings at once
+                ru = stats.rankdata(u, axis=axis)
+                return stats.pearsonr(ru, np.broadcast_to(ry, ru.shape), axis=axis).statistic
+
+            assert rho(x) == pytest.approx(stats.spearmanr(x, y).statistic, rel=1e-12)  # the same statistic
+            ref = stats.permutation_test((x,), rho, vectorized=True, permutation_type="pairings",
+                                         n_resamples=np.inf, alternative="two-sided")
             assert spearman_pair(x, y, exact=True)["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cap_core.cli.main import main
 from cap_core.judging.cache import JudgeCache
 from tests.cap_core.conftest import FAKE_KEY, make_items
 from tests.cap_core.judging.openai_server import OpenAIServer
@@ -24,7 +25,7 @@ def _cmd(server, tmp: Path) -> list[str]:
             "--concurrency", "2", "--timeout", "5"]
 
 
-def test_kill_dash_nine_then_resume_loses_no_completed_call(tmp_path):
+def test_kill_dash_nine_then_resume_loses_no_completed_call(tmp_path, monkeypatch, capsys):
     items = make_items(["ok"] * 20)
     items.write_parquet(tmp_path / "items.parquet")
     n_calls = 40  # 20 items x 2 orders
@@ -46,19 +47,20 @@ def test_kill_dash_nine_then_resume_loses_no_completed_call(tmp_path):
         # every answered request except at most the two in flight made it into the cache
         assert first_hits - 2 <= cached <= first_hits < n_calls
         server.hits.clear()
-        done = subprocess.run(_cmd(server, tmp_path), cwd=REPO, env=env, capture_output=True, timeout=120)
-        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        # the killed run was a real process; the resumed runs are the same CLI, called in this process
+        monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+        capsys.readouterr()
+        assert main(_cmd(server, tmp_path)[3:]) == 0, capsys.readouterr().err[-2000:]
         # the resumed run asks only for what the cache lacks
         assert server.count() == n_calls - cached
-        assert f"{cached} cache hits" in done.stdout.decode()
+        assert f"{cached} cache hits" in capsys.readouterr().out
         judg = pl.read_parquet(tmp_path / "out" / "judgments.parquet")
         assert judg.height == n_calls
         gold = dict(zip(items["item_id"], items["gold"]))
         assert all(v == gold[i] for i, v in zip(judg["item_id"], judg["verdict"]))
         # a third run: zero requests
         server.hits.clear()
-        again = subprocess.run(_cmd(server, tmp_path), cwd=REPO, env=env, capture_output=True, timeout=120)
-        assert again.returncode == 0 and server.count() == 0
+        assert main(_cmd(server, tmp_path)[3:]) == 0 and server.count() == 0
         assert FAKE_KEY.encode() not in b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     finally:
         server.close()
