@@ -126,7 +126,7 @@ def build_audit_figures(shared: Path | str, out: Path | str,
     out : path
         Folder to write (:mod:`cap_core.audit.shipped` layout).
     runs : tuple of (label sets, permutations)
-        Default :data:`AUDIT_RUNS` (about five minutes on two cores).
+        Default :data:`AUDIT_RUNS` (a couple of minutes on two cores).
     seed, n_splits : int
         Audit settings (the page's: 0 and 5).
 
