@@ -86,7 +86,7 @@ def breakdown(ls, texts, n_perm: int, n_lbfgs: int, seed: int = 0) -> None:
             hashed = fn(texts)
             print(f"  features, {label}: {time.process_time() - c:.2f} s CPU")
         c = time.process_time()
-        weighted = TfidfTransformer(sublinear_tf=True).fit_transform(hashed)
+        TfidfTransformer(sublinear_tf=True).fit_transform(hashed)
         print(f"  features, TF-IDF: {time.process_time() - c:.2f} s CPU")
         c = time.process_time()
         ngram_features(texts, seed=seed)

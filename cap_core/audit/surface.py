@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from cap_core.audit.features import PREDICTORS, paired_design, unit_features

@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["JudgeCache", "JSONOnlyDisk", "UnreadableEntry", "encode_value", "decode_value"]
+__all__ = ["JudgeCache", "JSONOnlyDisk", "UnreadableEntry", "encode_value", "decode_value"]  # noqa: F822 - JSONOnlyDisk comes from the module __getattr__ (diskcache imported lazily)
 
 _FIELDS = ("completion", "request")
 #: diskcache's file of a cache folder and its value modes (``diskcache.core.DBNAME``,
@@ -191,29 +191,26 @@ class JudgeCache:
         self._claims  # noqa: B018 - opens both stores
         self._cache  # noqa: B018
 
+    def _opened(self, attr: str, folder: Path):
+        """The diskcache kept in ``attr``, opened in ``folder`` on first use (thread-safe)."""
+        if getattr(self, attr) is None:
+            with self._lock:
+                if getattr(self, attr) is None:
+                    try:
+                        setattr(self, attr, _open(folder))
+                    except (OSError, sqlite3.Error) as exc:
+                        raise self._unopenable(exc) from None
+        return getattr(self, attr)
+
     @property
     def _cache(self):
         """The diskcache of the answers (opened on first use)."""
-        if self._store is None:
-            with self._lock:
-                if self._store is None:
-                    try:
-                        self._store = _open(self.directory)
-                    except (OSError, sqlite3.Error) as exc:
-                        raise self._unopenable(exc) from None
-        return self._store
+        return self._opened("_store", self.directory)
 
     @property
     def _claims(self):
         """The diskcache of the claims (opened on first use)."""
-        if self._claim_store is None:
-            with self._lock:
-                if self._claim_store is None:
-                    try:
-                        self._claim_store = _open(self.directory / "claims")
-                    except (OSError, sqlite3.Error) as exc:
-                        raise self._unopenable(exc) from None
-        return self._claim_store
+        return self._opened("_claim_store", self.directory / "claims")
 
     # -- answers -----------------------------------------------------------------------------
 

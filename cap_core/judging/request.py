@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from json.encoder import encode_basestring as _encode_text  # what json.dumps writes for a str (ensure_ascii=False)
 from dataclasses import dataclass, field
+from json.encoder import (
+    encode_basestring as _encode_text,  # what json.dumps writes for a str (ensure_ascii=False)
+)
 
 from cap_core.errors import CAPInputError
 

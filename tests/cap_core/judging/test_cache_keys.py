@@ -13,7 +13,12 @@ import json
 import pytest
 
 from cap_core.errors import CAPInputError
-from cap_core.judging.request import PROVIDER_REVISIONS, JudgeRequest, cache_key, cache_keys
+from cap_core.judging.request import (
+    PROVIDER_REVISIONS,
+    JudgeRequest,
+    cache_key,
+    cache_keys,
+)
 
 
 def _sha(text: str) -> str:
