@@ -7,6 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.app_pages import assert_clean, open_page
 from tests.pages.shown import shown_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -14,16 +15,7 @@ APP = str(REPO / "app.py")
 BAD = ["None", "nan", "NaN", "<NA>", "null"]
 
 
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page(page).run()
-    _clean(at)
-    return at
-
-
-def _clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+_open, _clean = open_page, assert_clean
 
 
 def _shown(el):

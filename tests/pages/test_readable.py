@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from cap_core.glossary import GLOSSARY, help_text
 from tests.cap_core.analyses.test_stress_on_data import hand_rates
+from tests.pages.app_pages import assert_clean, open_page
 from tests.pages.shown import shown_text
 from ui.display import cell_text, mostly_na
 
@@ -20,16 +21,7 @@ APP = str(REPO / "app.py")
 LLMBAR_JUDGES = ["GPT-4/Vanilla_NoRules", "ChatGPT/CoT"]
 
 
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page(page).run()
-    _clean(at)
-    return at
-
-
-def _clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+_open, _clean = open_page, assert_clean
 
 
 def _shown(el) -> "pandas.DataFrame":  # noqa: F821
