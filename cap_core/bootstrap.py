@@ -208,17 +208,9 @@ def stratified_counts(n: int, b: int, seed: int, strata: np.ndarray | None) -> t
         sizes = np.unique(lab, return_counts=True)[1].tolist()
     if n == 0:
         return np.zeros((b, 0), dtype=np.int64), perm
-    rng = np.random.default_rng(seed)
-    # positions are drawn as int32 (the documented stream; int64 for huge b * n) and
-    # offset into an int64 buffer, which np.bincount takes without another copy
+    # positions are drawn as int32 (the documented stream; int64 for huge b * n)
     itype = np.int32 if b * n < 2**31 else np.int64
-    draws = np.empty((b, n), dtype=np.int64)
-    rows = np.arange(b, dtype=np.int64)[:, None] * n
-    start = 0
-    for m in sizes:
-        np.add(rng.integers(0, m, size=(b, m), dtype=itype), rows + start, out=draws[:, start:start + m])
-        start += m
-    return np.bincount(draws.ravel(), minlength=b * n).reshape(b, n), perm
+    return StratifiedRatios._counts(np.random.default_rng(seed), itype, b, 0, n, sizes), perm
 
 
 #: Above this many draws (resamples x units) :func:`stratified_ratio_replicates` works
@@ -360,7 +352,12 @@ class StratifiedRatios:
 
     @staticmethod
     def _counts(rng, itype, rows: int, start: int, width: int, sizes) -> np.ndarray:
-        """Counts ``(rows, width)`` of the next draws for consecutive strata of ``sizes``."""
+        """Counts ``(rows, width)`` of the next draws for consecutive strata of ``sizes``.
+
+        Each stratum's positions are offset into one int64 buffer, which ``np.bincount``
+        takes without another copy. The one draw-and-count rule of :func:`stratified_counts`
+        and :meth:`replicates`.
+        """
         draws = np.empty((rows, width), dtype=np.int64)
         offset = np.arange(rows, dtype=np.int64)[:, None] * width
         at = 0
