@@ -25,7 +25,7 @@ except CAPInputError as err:
 
 st.caption(
     "Full precision (12 significant digits): the profile file holds every metric of the selected judges with "
-    "n_items, n_excluded, status, operator, source, the interval level, resample count, seed and data "
+    "n_items, n_excluded, n_not_received, status, operator, source, the interval level, resample count, seed and data "
     "fingerprint; the scores file adds the weights and minimums, so the two files recompute every weighted "
     "score. In the CSV files, text cells that start with = + - @ (also after spaces or line breaks), a tab or a "
     "carriage return get a leading ' so spreadsheets do not run them; numbers stay numbers. JSON keeps every "

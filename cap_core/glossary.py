@@ -61,10 +61,15 @@ GLOSSARY: dict[str, Term] = {
     "n_items": _T("n_items", "Units in the denominator of a value (items, item pairs or base items, by condition)",
                   "CAP App. L, Table 20"),
     "n_excluded": _T("n_excluded", "Units kept in the denominator but forced to 'not correct' by a tie, unparsed "
-                     "or missing verdict (C8: correct items whose rationale was not evaluated, left out)",
+                     "or missing verdict (C8: correct items whose rationale was not evaluated, left out); under "
+                     "'failures: exclude', the units whose unparsed or missing verdict took them out of n",
                      "CAP App. L"),
+    "n_not_received": _T("n_not_received", "Units the judge has no judgment on at all (it never received the "
+                         "item): outside its denominator, so a partial run is scored on what it judged",
+                         "CAP Studio's denominator rule after CAP eq. 1"),
     "ties": _T("ties / unparsed", "Verdicts that name no response (tie) or could not be read (unparsed): never "
-               "correct, and the unit stays in the denominator", "CAP §3.1 eq. 1; CAP App. L"),
+               "correct; the unit stays in the denominator unless failures are excluded (unparsed and missing "
+               "verdicts then lower n; ties stay)", "CAP §3.1 eq. 1; CAP App. L"),
     "base_items": _T("base items", "The bootstrap units: an item with all its variants and both orders is resampled "
                      "as one", "CAP §3.1, §3.3"),
     "status": _T("coverage status", "How a benchmark measures a condition: direct (annotated), approximate (a "

@@ -17,7 +17,9 @@ One data model flows through the whole project:
     variant           String    one of :data:`VARIANTS` (``original``, ``plain``, ``polished``,
                                 ``length_padded``, ``adversarial``) or a variant named by a
                                 declaration with selector ``variant``; defaults ``original``
-    gold              String    ``A`` or ``B``: the better response in the original order
+    gold              String    ``A`` or ``B``: the better response in the original order;
+                                null where the source has no gold (preference-only files):
+                                such items count only in metrics that need no gold
     flags             String    optional; ``;``-separated tags such as ``low_quality``
     len_a, len_b      Int64     optional; response lengths in characters, >= 0
     ================  ========  ==========================================================
@@ -218,7 +220,8 @@ PROFILE_SCHEMA: dict[str, pl.DataType] = {
     "ci_low": pl.Float64,  # percent
     "ci_high": pl.Float64,  # percent
     "n_items": pl.Int64,  # units in the denominator
-    "n_excluded": pl.Int64,  # units forced not-correct by tie / unparsed / missing
+    "n_excluded": pl.Int64,  # units forced not-correct by tie / unparsed / missing (failures="exclude": units dropped)
+    "n_not_received": pl.Int64,  # units of the cell the judge has no judgment on (outside n; cap_core.verdicts)
     "status": pl.String,  # one of STATUSES ("" for overall)
     "operator": pl.String,  # how the cell was measured, in words
     "primary": pl.Boolean,  # the headline metric of this condition
@@ -667,7 +670,9 @@ def validate_items(
     _check_id_lengths(df, "items", file)
     if "gold" in df.columns and df.schema["gold"] == pl.String:
         df = df.with_columns(pl.col("gold").str.strip_chars())
-    _check_allowed(df, "gold", GOLDS, "items", file, "gold must say which response is better: A or B")
+    _check_allowed(df, "gold", GOLDS, "items", file,
+                   "gold must say which response is better: A or B (leave it empty where no gold is known)",
+                   nullable=True)
     if "failure_type" in df.columns:
         _check_allowed(
             df,

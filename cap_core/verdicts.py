@@ -15,14 +15,26 @@ App. L: exclusions):
   nothing downstream flips letters again, so ``verdict`` here is already de-swapped.
 * ``correct``: the verdict equals the gold letter (``A`` or ``B``).
 * ``tie`` and ``unparsed`` verdicts, and a **missing** verdict (the judge has no
-  judgment row for an (item, order) it should have), are never correct. CAP counts
+  judgment row for an order of an item it received), are never correct. CAP counts
   such units in ``n_excluded`` (:mod:`cap_core.profile.conditions`); ``excluded`` is
   that flag.
-* Which (item, order) cells a judge should have: on each benchmark, every item of the
-  benchmark in every order that occurs in the judgments of the requested judges there,
-  for every requested judge with at least one judgment on that benchmark. So with
-  ``judges=[j]`` a judge is held to its own orders only; with several judges, a judge
-  lacking an order the others used is missing there (the profile's rule).
+* **The denominator rule** (:func:`counted`). A judge *received* an item when it has at
+  least one judgment row on it (in any order). An item it did not receive is outside
+  its denominator: it is not scored, not missing and not excluded; the profile counts
+  it in ``n_not_received``. So a judge that judged 10 of 20 items, all correctly, has
+  accuracy 100% on n = 10, and judges that covered different items are each scored on
+  their own (comparisons between judges then use the items all of them received:
+  :func:`shared_items`). Of an item a judge received, the verdict of each order the
+  benchmark uses is expected; one it lacks is missing. Under ``failures="exclude"`` (CAP
+  App. L: API and parse failures lower n) a unit with an ``unparsed`` or missing
+  verdict leaves the denominator instead (counted in ``n_excluded``); a tie is an
+  answer and stays, never correct. An item without a gold label (a preference-only
+  source) is outside the denominator of every metric that needs gold (accuracy,
+  strict, rationale) and inside those that do not (pure consistency).
+* Which (item, order) cells :func:`verdict_rows` holds: for every requested judge, every
+  item it received, in every order that occurs in the judgments of the requested judges
+  on that benchmark. So with ``judges=[j]`` a judge is held to its own orders only;
+  with several judges, a judge lacking an order the others used is missing there.
 """
 
 from __future__ import annotations
@@ -35,12 +47,18 @@ import polars as pl
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 
-__all__ = ["verdict_rows", "verdict_grid", "verdict_flags", "choose_verdicts", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES"]
+__all__ = ["verdict_rows", "verdict_grid", "verdict_flags", "choose_verdicts", "counted", "check_failures",
+           "shared_items", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES", "FAILURE_RULES"]
 
 #: Which verdict feeds the correctness rule: ``derived`` (CAP's reading of the source,
 #: e.g. equal scores -> tie; the default) or ``recorded`` (the verdict the source itself
 #: wrote: LLMBar ``winner``, JudgeBench ``decision``; column ``verdict_recorded``).
 VERDICT_SOURCES: tuple[str, ...] = ("derived", "recorded")
+
+#: What a failed attempt does to the denominator (:func:`counted`): ``count`` (the default:
+#: the unit stays in n, never correct) or ``exclude`` (CAP App. L: API and parse failures,
+#: i.e. ``unparsed`` and missing verdicts, lower n; ties stay).
+FAILURE_RULES: tuple[str, ...] = ("count", "exclude")
 
 #: The Boolean flag columns of :func:`verdict_rows`, in order.
 FLAGS: tuple[str, ...] = ("correct", "tie", "unparsed", "missing", "excluded")
@@ -214,7 +232,8 @@ def verdict_grid(ds: Dataset, benches: list[str] | None, judge_list: list[str] |
     judges with judgments, sorted; ``cols`` one row per expected (judge, item, order)
     cell with ``judge`` (index into ``names``), ``item`` (row of ``items``), ``order``
     (0 = AB, 1 = BA) as UInt32 / Int64 codes, and ``verdict`` plus ``carry`` from the
-    judgment (null when missing). The expected-cell rule is the module's.
+    judgment (null when missing). The expected cells are those of the module's rule:
+    every order of the benchmark for each (judge, item) the judge received.
     """
     items = ds.items.with_row_index("item_row").select(pl.exclude("item_row"), pl.col("item_row"))
     jm = ds.judgments.select(*_KEYS, "verdict", *carry)
@@ -237,29 +256,105 @@ def verdict_grid(ds: Dataset, benches: list[str] | None, judge_list: list[str] |
     item_b = (items.get_column("benchmark").rank("dense") - 1).cast(pl.Int64).to_numpy()  # non-decreasing
     n_b = int(item_b.max()) + 1
     b = item_b[pos]
-    has_j = np.zeros((n_b, len(names)), dtype=bool)
-    has_j[b, jc] = True
     has_o = np.zeros((n_b, 2), dtype=bool)
     has_o[b, oc] = True
-    first = np.searchsorted(item_b, np.arange(n_b), side="left")
-    n_i = np.searchsorted(item_b, np.arange(n_b), side="right") - first
-    n_j, n_o = has_j.sum(axis=1), has_o.sum(axis=1)
-    rank_j, rank_o = np.cumsum(has_j, axis=1) - 1, np.cumsum(has_o, axis=1) - 1
-    size = n_j * n_i * n_o
-    offset = np.concatenate([[0], np.cumsum(size)[:-1]])
-    # the grid of one benchmark: its judges (sorted) x its items (sorted) x its orders, row-major
-    src = np.full(int(size.sum()), -1, dtype=np.int64)
-    src[offset[b] + (rank_j[b, jc] * n_i[b] + pos - first[b]) * n_o[b] + rank_o[b, oc]] = row
-    g_judge, g_item, g_order = [], [], []
-    for k in np.flatnonzero(size):
-        js, os_ = np.flatnonzero(has_j[k]), np.flatnonzero(has_o[k])
-        g_judge.append(np.repeat(js, n_i[k] * n_o[k]))
-        g_item.append(first[k] + np.tile(np.repeat(np.arange(n_i[k]), n_o[k]), n_j[k]))
-        g_order.append(np.tile(os_, n_j[k] * n_i[k]))
-    g_item = np.concatenate(g_item)
+    n_o, rank_o = has_o.sum(axis=1), np.cumsum(has_o, axis=1) - 1
+    # the received (judge, item) pairs, in the output order: benchmark, judge, item (items are sorted)
+    pair_key = (b * len(names) + jc) * items.height + pos
+    pairs, pair_of = np.unique(pair_key, return_inverse=True)
+    p_pos = pairs % items.height
+    p_judge = (pairs // items.height) % len(names)
+    p_b = item_b[p_pos]
+    width = n_o[p_b]  # cells per pair: the benchmark's orders
+    start = np.concatenate([[0], np.cumsum(width)[:-1]])
+    src = np.full(int(width.sum()), -1, dtype=np.int64)
+    src[start[pair_of] + rank_o[b, oc]] = row
+    within = np.arange(src.size) - np.repeat(start, width)
+    only = np.argmax(has_o, axis=1)  # the one order of a one-order benchmark
+    g_order = np.where(np.repeat(width, width) == 2, within, np.repeat(only[p_b], width))
     cols = pl.concat([
-        pl.DataFrame([pl.Series("judge", np.concatenate(g_judge), dtype=pl.UInt32),
-                      pl.Series("item", g_item, dtype=pl.Int64),
-                      pl.Series("order", np.concatenate(g_order), dtype=pl.UInt32)]),
+        pl.DataFrame([pl.Series("judge", np.repeat(p_judge, width), dtype=pl.UInt32),
+                      pl.Series("item", np.repeat(p_pos, width), dtype=pl.Int64),
+                      pl.Series("order", g_order, dtype=pl.UInt32)]),
         jm.select(pl.col("verdict", *carry).gather(pl.Series(src).replace(-1, None)))], how="horizontal")
     return items, names, cols
+
+
+def check_failures(failures: object) -> str:
+    """``failures`` if it names a rule of :data:`FAILURE_RULES`, else :class:`CAPInputError` (argument ``failures``)."""
+    if failures not in FAILURE_RULES:
+        raise CAPInputError("unknown rule for failed judgments", argument="failures",
+                            expected=" or ".join(FAILURE_RULES), got=failures,
+                            fix="count (a failure stays in n, never correct; the default) or exclude (CAP App. L: "
+                                "API and parse failures lower n)")
+    return str(failures)
+
+
+def counted(received, gold_known, failed, *, failures: str = "count", needs_gold: bool = True):
+    """The denominator rule (module notes): does a unit enter a metric's denominator?
+
+    Elementwise on numpy Boolean arrays or polars Boolean expressions (broadcasting as
+    either does).
+
+    Parameters
+    ----------
+    received : bool array or polars.Expr
+        The judge has a judgment row on every item of the unit (in some order).
+    gold_known : bool array or polars.Expr
+        Every item of the unit has a gold label (A or B).
+    failed : bool array or polars.Expr
+        Some verdict of the unit is ``unparsed`` or missing (an API or parse failure).
+    failures : {"count", "exclude"}
+        :data:`FAILURE_RULES`; ``exclude`` drops failed units (CAP App. L).
+    needs_gold : bool
+        The metric compares verdicts with gold (accuracy, strict, rationale on correct
+        verdicts); pure consistency does not.
+
+    Returns
+    -------
+    Same kind as the inputs: True where the unit is in the denominator.
+    """
+    keep = received
+    if needs_gold:
+        keep = keep & gold_known
+    if failures == "exclude":
+        keep = keep & ~failed
+    return keep
+
+
+def shared_items(ds: Dataset, *, judges: list[str] | None = None,
+                 benchmarks: list[str] | None = None) -> pl.DataFrame:
+    """The items every judge received, per benchmark: where judges can be compared.
+
+    Parameters
+    ----------
+    ds : Dataset
+    judges, benchmarks : list of str, optional
+        Restrict to these names (default all). On each benchmark, the judges that have
+        at least one judgment there count; a judge with none is not part of it.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``benchmark``, ``item_id`` (String): the items on which each of those judges has
+        a judgment row (the received rule of the module notes), sorted.
+
+    Raises
+    ------
+    CAPInputError
+        Unknown judge or benchmark names.
+    """
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("shared_items needs a Dataset", argument="ds", expected="cap_core.dataset.Dataset",
+                            got=type(ds).__name__, fix="load one with cap_core.load_dataset")
+    benches = _names(benchmarks, ds.benchmarks, "benchmarks")
+    judge_list = _names(judges, ds.judges, "judges")
+    jm = ds.judgments.select("judge", "benchmark", "item_id")
+    if benches is not None:
+        jm = jm.filter(pl.col("benchmark").is_in(benches))
+    if judge_list is not None:
+        jm = jm.filter(pl.col("judge").is_in(judge_list))
+    per = jm.unique()
+    n_judges = per.group_by("benchmark").agg(pl.col("judge").n_unique().alias("_n"))
+    return (per.group_by("benchmark", "item_id").agg(pl.len().alias("_k")).join(n_judges, on="benchmark")
+            .filter(pl.col("_k") == pl.col("_n")).select("benchmark", "item_id").sort("benchmark", "item_id"))

@@ -2,7 +2,7 @@
 
 * **Profile CSV** (:func:`profile_export`): every column of
   :data:`cap_core.schema.PROFILE_SCHEMA` (value, ci_low, ci_high, n_items, n_excluded,
-  status, operator, primary, source …) at the export precision (12 significant digits,
+  n_not_received, status, operator, primary, source …) at the export precision (12 significant digits,
   :mod:`cap_core.export`), plus ``level``, ``resamples``, ``seed`` and ``fingerprint``
   (the data fingerprint; empty for published-only rows) on every row.
 * **Scores CSV** (:func:`scores_export`): the leaderboard

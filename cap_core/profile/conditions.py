@@ -7,12 +7,16 @@ sizes) and §4.1 (conditional and unconditional C8). Rules used throughout:
 
 * Verdicts are in the original response letters (a B/A verdict ``"A"`` means the judge
   picked the original A). ``tie``, ``unparsed`` and a missing verdict are never
-  correct; the unit stays in the denominator. ``n_excluded`` counts units whose
-  indicator was forced towards 0 by such a verdict; ``n_items`` counts units in the
-  denominator. The items table defines the units: a judge with no verdict on an item
-  of a benchmark it was run on is scored as missing there. These flags (``correct``,
-  ``tie``, ``unparsed``, ``missing``, ``excluded``) are those of
-  :func:`cap_core.verdicts.verdict_rows`, called with the profiled judges.
+  correct; the unit stays in the denominator (``failures="count"``, the default) or,
+  for ``unparsed`` and missing, leaves it (``failures="exclude"``, CAP App. L).
+  ``n_excluded`` counts the units concerned; ``n_items`` counts units in the
+  denominator. A judge is scored only on the items it received (a judgment row in some
+  order): an item it has no row on is outside its denominator and counted in
+  ``n_not_received``. The denominator rule is :func:`cap_core.verdicts.counted`; the
+  flags (``correct``, ``tie``, ``unparsed``, ``missing``, ``excluded``) are those of
+  :func:`cap_core.verdicts.verdict_rows`, called with the profiled judges. Items without
+  gold count only in pure consistency; a gold-needing row with nothing to score is
+  null with status :data:`NEEDS_GOLD`.
 * Orders: when a benchmark's judgments hold both AB and BA, position-averaged
   accuracy (pa) averages ``1[v == gold]`` over both; with one order only, that order.
 * overall: pa over all items (all variants) of the benchmark; status ``""``.
@@ -84,8 +88,12 @@ from cap_core.profile.units import (
 )
 from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
-__all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC", "MISSING_SUBSET"]
+__all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC", "MISSING_SUBSET", "NEEDS_GOLD"]
 
+
+#: Profile status of a row that compares verdicts with gold on items that have none
+#: (preference-only sources such as AlpacaEval or MT-Bench without human labels).
+NEEDS_GOLD = "needs gold"
 
 #: Headline metric of each condition (LLMBar-style C5 uses ``pa``).
 PRIMARY_METRIC = {"overall": "pa", "C1": "pa", "C2": "pa", "C3": "pa", "C4": "pa",
@@ -199,7 +207,7 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
 
 def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
     """Profile rows and sufficient statistics of one benchmark from its merged per-base sums."""
-    types, num, den, den_col, tot_num, tot_den, tot_excl = merged
+    types, num, den, den_col, (tot_num, tot_den, tot_excl, tot_unrecv, tot_nogold) = merged
     plans, judges, orders, subsets, bench = ctx.plans, ctx.judges, ctx.orders, ctx.subsets, ctx.bench
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
@@ -210,23 +218,23 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
         for s, cond, metric, kind, keys in specs:
             ks = [type_of[k] * len(judges) + j for k in keys]
             if kind == "none":
-                v, n, ex, code = np.nan, 0, 0, NONE
+                v, code, use = np.nan, NONE, []
             elif kind == "cell":
-                v, n, ex, code = val[ks[0]], tot_den[ks[0]], tot_excl[ks[0]], CELL
+                v, code, use = val[ks[0]], CELL, ks[:1]
             elif kind == "macro":
-                v, code = float(np.mean(val[ks])), MACRO
-                n, ex = sum(tot_den[k] for k in ks), sum(tot_excl[k] for k in ks)
+                v, code, use = float(np.mean(val[ks])), MACRO, ks
             elif kind == "diff":
                 v, code = val[ks[0]] - val[ks[1]], DIFF
                 use = ks if metric == "surface_gap" else ks[:1]
-                n, ex = sum(tot_den[k] for k in use), sum(tot_excl[k] for k in use)
             else:  # prod: accuracy x conditional supported, both in percent
-                v, code = val[ks[0]] * val[ks[1]] / 100.0, PROD
-                n, ex = tot_den[ks[0]], tot_excl[ks[0]]
+                v, code, use = val[ks[0]] * val[ks[1]] / 100.0, PROD, ks[:1]
+            n, ex, unrecv, nogold = (sum(t[k] for k in use) for t in (tot_den, tot_excl, tot_unrecv, tot_nogold))
             plan = None if cond == "overall" else plans[cond]
             status = "" if cond == "overall" else plan.status
             if np.isnan(v):
-                status, code = "unavailable", NONE
+                # nothing to score: the items lack gold (a preference-only source), else not measurable here
+                status = NEEDS_GOLD if (nogold > 0 and n == 0) else "unavailable"
+                code = NONE
             operator = _operator(plan, cond, metric, s, orders, int(round(n)))
             if cond == "overall" and s == "all" and len(subsets) > 1:
                 operator = (f"{_OPS['macro_pa']} over {len(subsets) - 1} subsets (n={int(round(n))})"
@@ -240,6 +248,7 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
             rows.append({
                 "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
                 "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
+                "n_not_received": int(round(unrecv)),
                 "status": status, "operator": operator,
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
@@ -249,7 +258,8 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
 
 
 def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
-                     facts: pl.DataFrame, bench_names: list[str], run_parts) -> tuple[BenchStats, ...]:
+                     facts: pl.DataFrame, bench_names: list[str], run_parts,
+                     failures: str = "count") -> tuple[BenchStats, ...]:
     """Sufficient statistics of every benchmark, with the per-base sums computed by ``run_parts``.
 
     Parameters
@@ -264,6 +274,8 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
     run_parts : callable
         ``run_parts(contexts)`` with ``{benchmark: BenchContext}`` returns ``{benchmark:
         [PartCells, ...]}`` (the engine's work: every base item in exactly one part).
+    failures : {"count", "exclude"}
+        The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
     """
     items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
     items_by = items.partition_by("benchmark", as_dict=True)
@@ -277,7 +289,7 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
         sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
         orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
         contexts[bench] = bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
-                                        judge_list, plan_benchmark(sub, bench), by_subset)
+                                        judge_list, plan_benchmark(sub, bench), by_subset, failures)
     parts = run_parts(contexts)
     return tuple(_bench_rows(ctx, merge_cells(ctx, parts[bench])) for bench, ctx in contexts.items())
 
@@ -292,7 +304,8 @@ def distinct_bgo(coded: pl.DataFrame, n_judges: int) -> pl.DataFrame:
                          "o": (key % 2).cast(pl.Int8)})
 
 
-def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool) -> tuple[BenchStats, ...]:
+def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
+                  failures: str = "count") -> tuple[BenchStats, ...]:
     """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint."""
     def build():
         key, names = item_key(ds.items)
@@ -306,10 +319,11 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
         def run_parts(contexts):  # in memory: each benchmark is one part
             return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
                     for bench, ctx in contexts.items()}
-        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts)
+        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts, failures)
 
-    # keyed by the data, the selection and the verdict rule in force (a patched rule is a different key)
-    key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), verdicts.verdict_flags)
+    # keyed by the data, the selection and the verdict rules in force (a patched rule is a different key)
+    key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), failures,
+           verdicts.verdict_flags, verdicts.counted)
     return cached_stats(key, build)
 
 
@@ -344,6 +358,7 @@ def compute_profile(
     benchmarks: list[str] | None = None,
     judges: list[str] | None = None,
     by_subset: bool = False,
+    failures: str = "count",
 ) -> ProfileResult:
     """CAP profile of every judge on every benchmark, with shared bootstrap CIs.
 
@@ -363,6 +378,12 @@ def compute_profile(
         Restrict to these names (default: all in ``ds``).
     by_subset : bool, default False
         Also emit overall and C7 rows per native ``subset``.
+    failures : {"count", "exclude"}, default "count"
+        What a failed judgment (``unparsed`` or a missing order) does: ``count`` keeps
+        the unit in ``n_items``, never correct; ``exclude`` drops it from ``n_items``
+        (CAP App. L: API and parse failures lower n). Both count it in ``n_excluded``.
+        Items a judge has no judgment on are outside its ``n_items`` under either rule
+        (``n_not_received``; :mod:`cap_core.verdicts`).
 
     Returns
     -------
@@ -372,7 +393,8 @@ def compute_profile(
         (judge, benchmark, subset, condition, metric) and exactly one ``primary``
         row per (judge, benchmark, subset, condition); ``replicates`` of shape
         ``(n_resamples, profile.height)`` in percent. Conditions the benchmark
-        cannot measure appear as one null row with status ``unavailable``. Judges
+        cannot measure appear as one null row with status ``unavailable``; a metric
+        that needs gold on items that have none, with status :data:`NEEDS_GOLD`. Judges
         get rows only on benchmarks where they have judgments. Rules: module doc.
         The per-base-item statistics are computed once per (dataset fingerprint,
         benchmarks, judges, ``by_subset``) and kept (:mod:`cap_core.profile.engine`):
@@ -384,7 +406,10 @@ def compute_profile(
         ``ds`` not a Dataset; ``n_resamples`` not a positive integer; ``seed`` not a
         non-negative integer; ``level`` outside (0, 1); unknown benchmark or judge
         names (the message lists the allowed ones); several items of one variant
-        under one base item.
+        under one base item; ``failures`` not a rule of
+        :data:`cap_core.verdicts.FAILURE_RULES`.
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
-    return profile_from_stats(profile_stats(ds, benches, judge_list, bool(by_subset)), n_resamples, seed, level)
+    failures = verdicts.check_failures(failures)
+    return profile_from_stats(profile_stats(ds, benches, judge_list, bool(by_subset), failures), n_resamples, seed,
+                              level)

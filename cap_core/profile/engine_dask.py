@@ -100,7 +100,8 @@ def _bucket_cells(pdf, contexts: dict, names: list[str], items_bucket: dict, n_j
 
 
 def dask_stats(root: str | Path, *, benchmarks: list[str] | None = None, judges: list[str] | None = None,
-               by_subset: bool = False, client=None, scheduler: str | None = None, n_buckets: int | None = None):
+               by_subset: bool = False, client=None, scheduler: str | None = None, n_buckets: int | None = None,
+               failures: str = "count"):
     """Sufficient statistics of the profile of a dataset directory, computed on a Dask cluster.
 
     Parameters
@@ -131,7 +132,9 @@ def dask_stats(root: str | Path, *, benchmarks: list[str] | None = None, judges:
     from cap_core.profile.conditions import _names_iv, stats_from_parts
     from cap_core.profile.engine_stream import _proxy, judgment_files, read_small_tables
     from cap_core.profile.units import item_key
+    from cap_core.verdicts import check_failures
 
+    failures = check_failures(failures)
     root = Path(root)
     files = judgment_files(root)
     items, decl = read_small_tables(root)
@@ -198,7 +201,7 @@ def dask_stats(root: str | Path, *, benchmarks: list[str] | None = None, judges:
             return out
 
         return stats_from_parts(Dataset(items, proxy, decl), benches, judge_list, bool(by_subset), facts, names,
-                                run_parts)
+                                run_parts, failures)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)

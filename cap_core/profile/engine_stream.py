@@ -145,7 +145,8 @@ def _proxy(facts: list[pl.DataFrame]) -> pl.DataFrame:
 
 
 def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judges: list[str] | None = None,
-                 by_subset: bool = False, n_buckets: int = 8, slice_rows: int = SLICE_ROWS):
+                 by_subset: bool = False, n_buckets: int = 8, slice_rows: int = SLICE_ROWS,
+                 failures: str = "count"):
     """Sufficient statistics of the profile of a dataset directory, streamed (see module doc).
 
     Returns
@@ -157,11 +158,14 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
     Raises
     ------
     CAPInputError
-        Missing or invalid tables (file and row), unknown benchmark or judge names.
+        Missing or invalid tables (file and row), unknown benchmark or judge names,
+        ``failures`` not a rule of :data:`cap_core.verdicts.FAILURE_RULES`.
     """
     from cap_core.profile.conditions import _names_iv, distinct_bgo, stats_from_parts
     from cap_core.profile.units import item_key, partition_cells
+    from cap_core.verdicts import check_failures
 
+    failures = check_failures(failures)
     root = Path(root)
     files = judgment_files(root)
     items, decl = read_small_tables(root)
@@ -196,4 +200,4 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
             del part
         return out
 
-    return stats_from_parts(small, benches, judge_list, bool(by_subset), facts, names, run_parts)
+    return stats_from_parts(small, benches, judge_list, bool(by_subset), facts, names, run_parts, failures)

@@ -173,6 +173,7 @@ def load_published_profiles(path: Path | str | None = None, coverage_path: Path 
         pl.col("ci_high").cast(pl.Float64),
         pl.col("n").cast(pl.Int64).alias("n_items"),
         pl.lit(None, dtype=pl.Int64).alias("n_excluded"),
+        pl.lit(None, dtype=pl.Int64).alias("n_not_received"),
         pl.when(is_overall).then(pl.lit("")).otherwise(pl.coalesce("status", "_cov_status")).alias("status"),
         pl.when(is_overall)
         .then(pl.lit("Overall accuracy over all items of the subset, position-averaged"))

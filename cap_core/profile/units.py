@@ -41,8 +41,10 @@ class BenchUnits:
     bool ``correct`` flags and ``bad``: order -> bool ``excluded`` flags (tie, unparsed
     or missing) of :func:`cap_core.verdicts.verdict_rows`, same shape; ``rs``:
     ``(n_judges, n_items)`` rationale_supported of the first order (-1 when null or
-    missing); ``base``: ``(n_items,)`` base index; ``strata``: ``(n_base,)`` stratum
-    label of every base item.
+    missing); ``recv``: ``(n_judges, n_items)`` bool, the judge received the item (has a
+    judgment row on it in some order: :mod:`cap_core.verdicts`); ``gold``: ``(n_items,)``
+    bool, the item has a gold label; ``base``: ``(n_items,)`` base index; ``strata``:
+    ``(n_base,)`` stratum label of every base item.
     """
 
     items: pl.DataFrame
@@ -50,6 +52,8 @@ class BenchUnits:
     ok: dict[str, np.ndarray]
     bad: dict[str, np.ndarray]
     rs: np.ndarray
+    recv: np.ndarray
+    gold: np.ndarray
     base: np.ndarray
     n_base: int
     strata: np.ndarray
@@ -130,6 +134,9 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
             ok[name][j[m], i[m]] = ok_all[m] == 1
             bad[name] = np.ones((nj, n), dtype=bool)
             bad[name][j[m], i[m]] = bad_all[m] == 1
+    recv = np.zeros((nj, n), dtype=bool)
+    recv[j, i] = True  # received: a judgment row on the item in some order (cap_core.verdicts)
+    gold = items.get_column("gold").is_not_null().to_numpy() if "gold" in items.columns else np.ones(n, dtype=bool)
     rs = np.full((nj, n), -1, dtype=np.int8)
     if orders:
         first = o == (0 if orders[0] == "AB" else 1)
@@ -137,7 +144,7 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     base, n_base = base_index(items["base_item_id"])
     items = items.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
     strata = base_strata(items, base, n_base, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
-    units = BenchUnits(items, v, ok, bad, rs, base, n_base, strata)
+    units = BenchUnits(items, v, ok, bad, rs, recv, gold, base, n_base, strata)
     return units, [judges[x] for x in present], orders
 
 
@@ -155,12 +162,19 @@ def base_strata(items: pl.DataFrame, base: np.ndarray, n_base: int, strata_extra
     return strata
 
 
+#: Per-cell totals kept beside the per-base sums, in this order: numerator, denominator
+#: (``n_items``), units excluded (``n_excluded``), units of the cell the judge did not
+#: receive (``n_not_received``) and received units without gold (of cells that need gold).
+TOTALS: tuple[str, ...] = ("num", "den", "excl", "unrecv", "nogold")
+
+
 class Cells:
     """Per-base numerator / denominator sums of every cell; cell index = type * n_judges + judge.
 
     :meth:`add` takes one cell type for all judges: unit base indices ``(m,)`` and
-    numerator, denominator (``None`` = 1 per unit, shared by all judges) and
-    excluded indicators of shape ``(n_judges, m)``.
+    numerator, denominator (``None`` = 1 per unit, shared by all judges), excluded,
+    not-received and no-gold indicators of shape ``(n_judges, m)`` (the last two may be
+    ``None``: none).
     """
 
     def __init__(self, n_judges: int, n_base: int, keep_units: bool = False):
@@ -168,7 +182,8 @@ class Cells:
         self.num, self.den, self.den_col, self.totals = [], [], [], []
         self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
 
-    def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray) -> None:
+    def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray,
+            unrecv: np.ndarray | None = None, nogold: np.ndarray | None = None) -> None:
         self.types[key] = len(self.types)
         num = num.astype(np.float64)
         if self.units is not None:
@@ -184,19 +199,22 @@ class Cells:
             self.den.append(per_base_sums(base, den.T, self.n_base))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
-        self.totals.append((num.sum(axis=1), tot_den, excl.sum(axis=1).astype(np.float64)))
+        zero = np.zeros(self.J)
+        self.totals.append((num.sum(axis=1), tot_den, excl.sum(axis=1).astype(np.float64),
+                            zero if unrecv is None else unrecv.sum(axis=1).astype(np.float64),
+                            zero if nogold is None else nogold.sum(axis=1).astype(np.float64)))
 
     def idx(self, key: tuple, j: int) -> int:
         return self.types[key] * self.J + j
 
     def matrices(self):
         """``num (n_base, K)``, ``den (n_base, D)``, ``den_col (K,)`` (column of ``den`` per cell) and
-        per-cell totals ``num, den, excl`` of shape ``(K,)``."""
+        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``."""
         if not self.num:
             z = np.zeros((self.n_base, 0))
-            return z, z, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0)
-        tn, td, te = (np.concatenate(t) for t in zip(*self.totals))
-        return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tn, td, te
+            return z, z, np.zeros(0, dtype=np.int64), tuple(np.zeros(0) for _ in TOTALS)
+        tot = tuple(np.concatenate(t) for t in zip(*self.totals))
+        return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tot
 
 
 def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -216,19 +234,42 @@ def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.nda
     return pr["base_idx"].to_numpy(), pr["idx"].to_numpy(), pr["idx_t"].to_numpy()
 
 
-def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: object = ...) -> None:
+def _failed(v: np.ndarray) -> np.ndarray:
+    """An API or parse failure (``unparsed`` or missing verdict) from verdict codes."""
+    return (v == MISSING) | (v == OTHER)
+
+
+def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: object = ...,
+              failures: str = "count") -> None:
     """Register every measurable cell of one benchmark (rules: conditions module).
 
     ``ref``: the benchmark's reference variant (default: from ``u.items``; a partition
-    passes the whole benchmark's).
+    passes the whole benchmark's). ``failures``: :data:`cap_core.verdicts.FAILURE_RULES`.
+    Each cell's denominator follows :func:`cap_core.verdicts.counted` (the denominator
+    rule); where every unit of every judge is in it, the cell keeps one shared
+    denominator (complete data: the same sums as before the rule existed).
     """
     correct, bad = u.ok, u.bad  # flags of cap_core.verdicts.verdict_rows
+    failed = {o: _failed(u.v[o]) for o in orders}
 
     def consistent(a, b):
         return (a == b) & (a >= 0) & (a <= TIE)
 
+    def add(key, base, num, bad_any, failed_any, recv, gold, needs_gold=True):
+        keep = verdicts.counted(recv, gold, failed_any, failures=failures, needs_gold=needs_gold)
+        if failures == "exclude":  # units that left n for a failure
+            excl = verdicts.counted(recv, gold, failed_any, failures="count", needs_gold=needs_gold) & failed_any
+        else:  # units in n forced to not-correct
+            excl = keep & bad_any
+        nogold = (recv & ~np.broadcast_to(gold, recv.shape)) if needs_gold else None
+        if keep.all():
+            cells.add(key, base, num, None, excl, ~recv, nogold)
+        else:
+            cells.add(key, base, np.where(keep, num, 0), keep, excl, ~recv, nogold)
+
     pa = sum(correct[o].astype(np.float64) for o in orders) / len(orders)
     pa_bad = np.logical_or.reduce([bad[o] for o in orders])
+    pa_failed = np.logical_or.reduce([failed[o] for o in orders])
     ref = reference_variant(u.items) if ref is ... else ref
     pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
     sel = {}
@@ -245,28 +286,37 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
     idx = {k: np.flatnonzero(np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,))) for k in sel}
     for s in subsets:
         it = idx[("s", s)]
-        cells.add(("overall", "pa", s), u.base[it], pa[:, it], None, pa_bad[:, it])
+        rv, gd = u.recv[:, it], u.gold[it]
+        add(("overall", "pa", s), u.base[it], pa[:, it], pa_bad[:, it], pa_failed[:, it], rv, gd)
         if plans["C7"].kind == "position":
             ab, ba = u.v["AB"][:, it], u.v["BA"][:, it]
             both = bad["AB"][:, it] | bad["BA"][:, it]
-            cells.add(("C7", "strict", s), u.base[it], correct["AB"][:, it] & correct["BA"][:, it], None, both)
-            cells.add(("C7", "consistency", s), u.base[it], consistent(ab, ba), None, both)
+            fail = failed["AB"][:, it] | failed["BA"][:, it]
+            add(("C7", "strict", s), u.base[it], correct["AB"][:, it] & correct["BA"][:, it], both, fail, rv, gd)
+            add(("C7", "consistency", s), u.base[it], consistent(ab, ba), both, fail, rv, gd, needs_gold=False)
     for cond, p in plans.items():
         if p.kind in ("content", "subset_gap"):
             for metric in ("pa", "natural_pa") if p.kind == "subset_gap" else ("pa",):
                 it = idx[(cond, metric)]
-                cells.add((cond, metric, "all"), u.base[it], pa[:, it], None, pa_bad[:, it])
+                add((cond, metric, "all"), u.base[it], pa[:, it], pa_bad[:, it], pa_failed[:, it],
+                    u.recv[:, it], u.gold[it])
         elif p.kind == "paired":
             base, r, t = _variant_pairs(u, p.reference, p.values, bench)
             strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
-            cells.add((cond, "strict", "all"), base, strict, None, nb)
-            cells.add((cond, "consistency", "all"), base, cons, None, nb)
+            nf = np.logical_or.reduce([failed[o][:, x] for o in orders for x in (r, t)])
+            rv, gd = u.recv[:, r] & u.recv[:, t], u.gold[r] & u.gold[t]
+            add((cond, "strict", "all"), base, strict, nb, nf, rv, gd)
+            add((cond, "consistency", "all"), base, cons, nb, nf, rv, gd, needs_gold=False)
     if plans["C8"].kind == "rationale":
-        ok, rs = correct[orders[0]], u.rs
-        cells.add(("C8", "supported", "all"), u.base, ok & (rs == 1), ok & (rs >= 0), ok & (rs < 0))
-        cells.add(("C8", "acc", "all"), u.base, ok, None, bad[orders[0]])
+        o0 = orders[0]
+        ok, rs = correct[o0], u.rs
+        if failures == "exclude":  # a correct verdict is never a failure: the same cell under either rule
+            ok = ok & ~failed[o0]
+        nogold = u.recv & ~u.gold
+        cells.add(("C8", "supported", "all"), u.base, ok & (rs == 1), ok & (rs >= 0), ok & (rs < 0), ~u.recv, nogold)
+        add(("C8", "acc", "all"), u.base, ok, bad[o0], failed[o0], u.recv, u.gold)
 
 
 # ---- partitions of base items: the same cells from pieces of the data -------------------------------------------
@@ -342,7 +392,8 @@ class BenchContext:
     ``base_idx``; ``present``: codes (into the profiled judges) of the judges with a
     judgment here, ascending; ``judges`` their names; ``orders``; ``plans`` (coverage);
     ``subsets``; ``ref`` (reference variant); ``n_base`` and ``strata`` ``(n_base,)``;
-    ``notices`` (e.g. items without a subset forming the ``(missing)`` subset).
+    ``notices`` (e.g. items without a subset forming the ``(missing)`` subset);
+    ``failures`` (:data:`cap_core.verdicts.FAILURE_RULES`).
     """
 
     bench: str
@@ -356,10 +407,11 @@ class BenchContext:
     n_base: int
     strata: np.ndarray
     notices: tuple = ()
+    failures: str = "count"
 
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
-                  judge_list: list[str], plans: dict, by_subset: bool) -> BenchContext:
+                  judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count") -> BenchContext:
     """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``)."""
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
     base, n_base = base_index(items_b["base_item_id"])
@@ -378,23 +430,27 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
             notices.append(f"{bench}: {n_missing} of {items_b.height} items carry no subset; they form "
                            f"the subset row {MISSING_SUBSET!r} (and count in 'all' and in the macro mean)")
     present = np.asarray(present, dtype=np.int64)
+    n_nogold = int(items_b.get_column("gold").null_count())
+    if n_nogold:
+        notices.append(f"{bench}: {n_nogold} of {items_b.height} items have no gold label; metrics that compare "
+                       "verdicts with gold use the items that have one, pure consistency uses all"
+                       + ("" if n_nogold < items_b.height else " (every accuracy metric here needs gold)"))
     return BenchContext(bench, items_b, present, [judge_list[x] for x in present], tuple(orders), plans, subsets,
-                        ref, n_base, strata, tuple(notices))
+                        ref, n_base, strata, tuple(notices), failures)
 
 
 @dataclass
 class PartCells:
-    """Per-base sums of one partition: ``rows`` (global base codes), ``num``, ``den``, per-cell totals and
-    ``types`` (the cell-type keys of :class:`Cells`, in column-block order)."""
+    """Per-base sums of one partition: ``rows`` (global base codes), ``num``, ``den``, per-cell totals
+    ``tot`` (the arrays of :data:`TOTALS`) and ``types`` (the cell-type keys of :class:`Cells`, in
+    column-block order)."""
 
     types: tuple
     rows: np.ndarray
     num: np.ndarray
     den: np.ndarray
     den_col: np.ndarray
-    tot_num: np.ndarray
-    tot_den: np.ndarray
-    tot_excl: np.ndarray
+    tot: tuple
 
 
 def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.DataFrame) -> PartCells:
@@ -413,9 +469,9 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     rows = np.zeros(u.n_base, dtype=np.int64)
     rows[u.base] = items_part.get_column("base_idx").to_numpy()
     cells = Cells(len(ctx.present), u.n_base)
-    add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref)
-    num, den, den_col, tn, td, te = cells.matrices()
-    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tn, td, te)
+    add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures)
+    num, den, den_col, tot = cells.matrices()
+    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
 
 
 #: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
@@ -439,13 +495,20 @@ def merge_cells(ctx: BenchContext, parts: list[PartCells]):
     """Stack partitions into the benchmark's cell types, ``num (n_base, K)``, ``den``, ``den_col`` and totals.
 
     Every base item lies in exactly one partition; totals add (sums of halves: exact in any
-    order, so the result does not depend on how the base items were split).
+    order, so the result does not depend on how the base items were split). Returns
+    ``(types, num, den, den_col, tot)`` with ``tot`` the arrays of :data:`TOTALS`.
+    Partitions whose cells share denominators differently (one complete, another not)
+    are stacked with one denominator column per cell.
     """
     parts = [p for p in parts if p.rows.size]
     first = parts[0]
-    tot = [np.sum([getattr(p, f) for p in parts], axis=0) for f in ("tot_num", "tot_den", "tot_excl")]
+    tot = tuple(np.sum([p.tot[k] for p in parts], axis=0) for k in range(len(TOTALS)))
     if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(first.rows, np.arange(ctx.n_base)):
-        return first.types, first.num, first.den, first.den_col, tot[0], tot[1], tot[2]  # one part: as it is
+        return first.types, first.num, first.den, first.den_col, tot  # one part: as it is
+    if any(not np.array_equal(p.den_col, first.den_col) for p in parts):
+        parts = [PartCells(p.types, p.rows, p.num, p.den[:, p.den_col], np.arange(p.den_col.size), p.tot)
+                 for p in parts]
+        first = parts[0]
 
     def halves(x):
         return bool(np.array_equal(2.0 * x, np.round(2.0 * x))) and float(np.abs(x).max(initial=0.0)) < 2.0**22
@@ -459,4 +522,4 @@ def merge_cells(ctx: BenchContext, parts: list[PartCells]):
     for p in parts:
         num[p.rows] = p.num
         den[p.rows] = p.den
-    return first.types, num, den, first.den_col, tot[0], tot[1], tot[2]
+    return first.types, num, den, first.den_col, tot

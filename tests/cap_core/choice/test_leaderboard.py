@@ -25,7 +25,7 @@ REPS = {
 def _row(judge, cond, value, n=100, lo=None, hi=None, source="computed"):
     return {"judge": judge, "benchmark": "t", "subset": "all", "condition": cond,
             "metric": "pa" if cond == "C1" else "strict", "value": value, "ci_low": lo if lo is not None else value - 5,
-            "ci_high": hi if hi is not None else value + 5, "n_items": n, "n_excluded": 0, "status": "direct",
+            "ci_high": hi if hi is not None else value + 5, "n_items": n, "n_excluded": 0, "n_not_received": 0, "status": "direct",
             "operator": "", "primary": True, "source": source}
 
 

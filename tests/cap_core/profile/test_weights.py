@@ -43,7 +43,7 @@ def hand_profile(rows: list[tuple[str, str, float]]) -> pl.DataFrame:
             "judge": [r[0] for r in rows], "benchmark": ["b"] * len(rows), "subset": ["all"] * len(rows),
             "condition": [r[1] for r in rows], "metric": ["pa"] * len(rows), "value": [r[2] for r in rows],
             "ci_low": [None] * len(rows), "ci_high": [None] * len(rows), "n_items": [10] * len(rows),
-            "n_excluded": [0] * len(rows), "status": ["direct"] * len(rows), "operator": [""] * len(rows),
+            "n_excluded": [0] * len(rows), "n_not_received": [0] * len(rows), "status": ["direct"] * len(rows), "operator": [""] * len(rows),
             "primary": [True] * len(rows), "source": ["computed"] * len(rows),
         },
         schema=PROFILE_SCHEMA,
