@@ -140,11 +140,14 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
     over every row and order; a tie of votes, or only ties, leaves the item without gold),
     else the labels the source carries (``Verdict.gold``).
 
+    With no gold source at all the gold is empty: the items are kept without gold (a
+    preference-only import), and a notice says which metrics that leaves.
+
     Raises
     ------
     CAPInputError
-        No gold source at all (argument ``--gold-judge``), or a ``gold_judge`` pattern that
-        matches no judge (naming the judges found).
+        A ``gold_judge`` pattern that matches no judge (naming the judges found), or one
+        that matches every judge.
     """
     notes: list[str] = []
     gold: dict[tuple[str, str], str] = {}
@@ -186,8 +189,9 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
             if r.gold in ("A", "B"):
                 gold.setdefault((r.benchmark, r.item_id), r.gold)
     if not gold:
-        raise CAPInputError(f"{source} files hold verdicts but no gold label for any item",
-                            argument="--gold-judge", expected="a reference for each item", fix=GOLD_FIX)
+        notes.append(f"{source}: no gold label for any item: the source's own metrics and the gold-free CAP "
+                     "ones (C7 pure consistency, tie and unparsed rates) are computed; accuracy metrics are marked "
+                     "'needs gold' (to add gold, " + GOLD_FIX + ").")
     return gold, keep, notes
 
 
@@ -195,9 +199,9 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
                        gold_path: Path | str | None = None, notices: list[str] | None = None) -> Dataset:
     """Items, judgments and declarations from parsed records (see the module docstring).
 
-    Items without gold are left out (counted in a notice) with their judgments; a second
-    record for the same (judge, benchmark, item_id, order) is left out and counted (the
-    first one read wins). C7 (position) is declared ``direct`` for a benchmark whose
+    Items without gold are kept with a null gold (counted in a notice): they count in the
+    metrics that need no gold (:mod:`cap_core.verdicts`); a second record for the same
+    (judge, benchmark, item_id, order) is left out and counted (the first one read wins). C7 (position) is declared ``direct`` for a benchmark whose
     judgments hold both orders of some item.
 
     Returns
@@ -218,11 +222,9 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
     dup = no_gold = 0
     for r in keep:
         key = (r.benchmark, r.item_id)
-        if key not in gold:
-            no_gold += 1
-            continue
-        items.setdefault(key, {"benchmark": r.benchmark, "item_id": r.item_id, "subset": r.subset,
-                               "gold": gold[key]})
+        if key not in items:
+            no_gold += key not in gold
+            items[key] = {"benchmark": r.benchmark, "item_id": r.item_id, "subset": r.subset, "gold": gold.get(key)}
         jkey = (r.judge, r.benchmark, r.item_id, r.order)
         if jkey in judg:
             dup += 1
@@ -230,8 +232,9 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
         judg[jkey] = {"judge": r.judge, "benchmark": r.benchmark, "item_id": r.item_id, "order": r.order,
                       "verdict": r.verdict, "confidence": r.confidence, "cost_usd": r.cost_usd,
                       "latency_s": r.latency_s, "tokens": r.tokens}
-    if no_gold:
-        notes.append(f"{source}: {no_gold} judgments left out: their items have no gold label.")
+    if no_gold and gold:
+        notes.append(f"{source}: {no_gold} of {len(items)} items have no gold label: they count only in metrics "
+                     "that need none (C7 pure consistency).")
     if dup:
         notes.append(f"{source}: {dup} repeated judgments (same judge, item and order) left out; the first was kept.")
     if not judg:
