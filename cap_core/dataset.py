@@ -134,6 +134,16 @@ class Dataset:
             texts = texts.filter(pl.col("benchmark").is_in(benchmarks))
         return Dataset(items=items, judgments=judgments, declarations=decl, notices=self.notices, texts=texts)
 
+    def keep_items(self, keys: pl.DataFrame) -> "Dataset":
+        """Restrict to the items named in ``keys`` (columns ``benchmark``, ``item_id``), with their
+        judgments and texts; declarations and notices are kept."""
+        k = keys.select("benchmark", "item_id").unique()
+        on = ["benchmark", "item_id"]
+        texts = self.texts.join(k, on=on, how="semi") if self.texts is not None else None
+        return Dataset(items=self.items.join(k, on=on, how="semi", maintain_order="left"),
+                       judgments=self.judgments.join(k, on=on, how="semi", maintain_order="left"),
+                       declarations=self.declarations, notices=self.notices, texts=texts)
+
 
 def concat_datasets(datasets: list[Dataset]) -> Dataset:
     """Stack datasets of different benchmarks into one (re-validated)."""

@@ -10,6 +10,8 @@ Parameters (all optional; order does not matter)::
     preset  a weight preset (CAP §5) ...
     w       ... or custom weights, e.g. C1=1,C7=0.5 (slider values, 0-1 in steps of 0.1)
     min     condition minimums, e.g. C7=60,C1.low=50 (:mod:`cap_core.choice.filters`)
+    fail    count | exclude: the rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`)
+    items   shared | own: the items judges are compared on (:data:`cap_core.choice.pipeline.ITEM_SETS`)
     s.KEY   a setting of the current page (its widget key, JSON value), e.g. s.cas_tau=0.53
             (never the API base of the Live run page, which may carry a credential)
 
@@ -37,7 +39,9 @@ SOURCE_CODES = {"default": "embedded default data", "upload": "upload", "live": 
 _CODE_OF = {v: k for k, v in SOURCE_CODES.items()}
 _DONE = "_q_restored"
 _PENDING = "_q_pending"
-_SIDEBAR = ("src", "fp", "bench", "judge", "pub", "preset", "w", "min")
+_SIDEBAR = ("src", "fp", "bench", "judge", "pub", "preset", "w", "min", "fail", "items")
+#: URL parameter -> (sidebar key, allowed values) of the sidebar's choices among a few named rules.
+_CHOICES = {"fail": ("sb_failures", ("count", "exclude")), "items": ("sb_items", ("shared", "own"))}
 _PREFIX = "s."
 #: Page settings never written into the link: an API base may carry a credential (``http://user:KEY@host``).
 PRIVATE_SETTINGS = frozenset({"lr_api_base"})
@@ -132,6 +136,12 @@ def restore() -> None:
                 ss["sb_min"] = value
             except CAPInputError:
                 state.url_notice(f"Ignored the link's condition minimums {value!r}: expected e.g. C7=60,C1.low=50.")
+        elif key in _CHOICES:
+            target, allowed = _CHOICES[key]
+            if value in allowed:
+                ss[target] = value
+            else:
+                state.url_notice(f"Ignored the link's {key}={value!r}: expected {' or '.join(allowed)}.")
         elif key in ("bench", "fp"):
             later[key] = value
         elif key == "judge":
@@ -191,6 +201,10 @@ def sync() -> None:
         view["w"] = weights_text(sel.weights) or "none"
     if sel.filters_text:
         view["min"] = sel.filters_text
+    if sel.failures != "count":
+        view["fail"] = sel.failures
+    if sel.items != "shared":
+        view["items"] = sel.items
     view.update(_settings(ss.get(state.CURRENT_PAGE)))
     qp = st.query_params
     now = {k: (qp.get_all(k) if k == "judge" else qp.get(k)) for k in qp.keys()}

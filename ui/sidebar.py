@@ -52,7 +52,10 @@ class Selection:
     ``weights`` are the slider values (C1..C8); ``measured`` the conditions some selected
     judge has a value for on the benchmark; :attr:`in_force` the weights that enter a score.
     ``filters`` are the parsed condition minimums (``filters_text`` as typed, ``filter_error``
-    when it could not be read and the minimums are ignored).
+    when it could not be read and the minimums are ignored). ``failures`` is the rule for
+    failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`), ``items`` the items judges
+    are compared on (:data:`cap_core.choice.pipeline.ITEM_SETS`) and ``item_note`` the
+    sentence saying how their item sets differ ('' when they do not).
     """
 
     ds: Dataset | None = None
@@ -67,6 +70,9 @@ class Selection:
     filters: tuple = ()
     filters_text: str = ""
     filter_error: str | None = None
+    failures: str = "count"
+    items: str = "shared"
+    item_note: str = ""
     error: str | None = None
 
     @property
@@ -309,6 +315,28 @@ def weighted_section(key: str, body: Callable[[Selection], None]) -> None:
     st.session_state[_PAGE_FRAGMENT] = key
 
 
+#: The sidebar's two scoring rules: widget key -> (label, options with their words, help).
+FAILURE_WORDS = {"count": "count as wrong", "exclude": "leave out (lower n)"}
+ITEM_WORDS = {"shared": "items all selected judges judged", "own": "each judge's own items"}
+
+
+def _rules(sb, sel: Selection) -> None:
+    """Failed judgments counted or left out; with judges whose item sets differ, shared or own items."""
+    from ui.cache.choose import item_note
+
+    sel.failures = sb.radio(
+        "Failed judgments", list(FAILURE_WORDS), format_func=FAILURE_WORDS.get, horizontal=True,
+        key=kept("sb_failures", "count", options=list(FAILURE_WORDS)),
+        help="An unparsed verdict or a missing order: 'count as wrong' keeps the item in n, never correct; "
+             "'leave out' drops it from n (CAP App. L: API and parse failures lower n). Ties always count.")
+    sel.items = "shared"
+    if item_note(sel):  # the selected judges' item sets differ: the choice is the user's
+        sel.items = sb.radio("Compare judges on", list(ITEM_WORDS), format_func=ITEM_WORDS.get,
+                             key=kept("sb_items", "shared", options=list(ITEM_WORDS)))
+        sel.item_note = item_note(sel)
+        sb.caption(sel.item_note)
+
+
 def _minimums(sb, sel: Selection) -> None:
     from cap_core.choice.filters import format_filters, parse_filters
 
@@ -353,6 +381,7 @@ def render() -> Selection:
                                     format_func=short_label)
         if len(options) > len(sel.labels):
             sb.caption(f"{len(sel.labels)} of {len(options)} judges of this benchmark selected.")
+        _rules(sb, sel)
     off = _measured(sel)
     with sb:
         _weights_fragment(sel, off)

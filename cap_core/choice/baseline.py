@@ -31,6 +31,7 @@ from cap_core.bootstrap import percentile_interval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, JUDGMENTS_SCHEMA
+from cap_core.verdicts import shared_items
 
 __all__ = ["FORMAT", "lock_baseline", "read_baseline", "GateResult", "compare_to_baseline"]
 
@@ -141,8 +142,13 @@ def _unpaired(judge, new, base, level) -> GateResult:
 
 
 def compare_to_baseline(ds: Dataset | None, benchmark: str, judge: str, new_row: dict, baseline: dict,
-                        weights: dict[str, float], *, level: float, n_resamples: int, seed: int) -> GateResult:
+                        weights: dict[str, float], *, level: float, n_resamples: int, seed: int,
+                        failures: str = "count") -> GateResult:
     """Compare one judge's weighted score with its locked baseline (module notes).
+
+    The two are paired on the items both received (the locked verdicts and today's), under
+    the failure rule in force (``failures``, :data:`cap_core.verdicts.FAILURE_RULES`) on
+    both sides.
 
     Raises
     ------
@@ -185,7 +191,11 @@ def compare_to_baseline(ds: Dataset | None, benchmark: str, judge: str, new_row:
     jm = pl.concat([now.select(list(JUDGMENTS_SCHEMA)).cast(JUDGMENTS_SCHEMA),
                     old.select(list(JUDGMENTS_SCHEMA)).cast(JUDGMENTS_SCHEMA)])
     pair = Dataset.build(shared, jm, ds.declarations.filter(pl.col("benchmark") == benchmark))
-    res = compute_profile(pair, n_resamples=n_resamples, seed=seed, level=level)
+    both = shared_items(pair)  # the items today's run and the locked one both received
+    if both.height == 0:
+        return _unpaired(judge, new_row, base_row, level)
+    pair = pair.keep_items(both)
+    res = compute_profile(pair, n_resamples=n_resamples, seed=seed, level=level, failures=failures)
     frame, draws = weighted_score_draws(res.profile, res.replicates, w_now, seed=seed, level=level)
     names = frame["judge"].to_list()
     if judge not in names or judge + _LOCKED not in names:
@@ -194,7 +204,7 @@ def compare_to_baseline(ds: Dataset | None, benchmark: str, judge: str, new_row:
     d = draws[:, a] - draws[:, b]
     lo, hi = (float(x[0]) for x in percentile_interval(d[np.isfinite(d)][:, None], level=level))
     diff = float(frame["score"][a] - frame["score"][b])
-    n = int(shared.height)
+    n = int(both.height)
     msg = (f"{judge}: weighted score {frame['score'][a]:.1f} vs baseline {frame['score'][b]:.1f} on the {n} shared "
            f"items (paired difference {diff:+.1f}, {level:.0%} CI {lo:+.1f} to {hi:+.1f})")
     return GateResult(judge, hi < 0, diff, lo, hi, True, n, msg)

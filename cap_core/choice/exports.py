@@ -26,17 +26,22 @@ from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
 
 __all__ = ["profile_export", "scores_export", "recompute_scores", "PROVENANCE_COLUMNS"]
 
-PROVENANCE_COLUMNS: tuple[str, ...] = ("level", "resamples", "seed", "fingerprint")
+PROVENANCE_COLUMNS: tuple[str, ...] = ("level", "resamples", "seed", "fingerprint", "failures", "items")
 _KEY = ["judge", "benchmark", "subset", "source"]
 
 
-def _provenance(level: float, resamples: int, seed: int, fingerprint: str) -> list[pl.Expr]:
+def _provenance(level: float, resamples: int, seed: int, fingerprint: str, failures: str,
+                items: str) -> list[pl.Expr]:
     return [pl.lit(float(level)).alias("level"), pl.lit(int(resamples), dtype=pl.Int64).alias("resamples"),
-            pl.lit(int(seed), dtype=pl.Int64).alias("seed"), pl.lit(fingerprint or "").alias("fingerprint")]
+            pl.lit(int(seed), dtype=pl.Int64).alias("seed"), pl.lit(fingerprint or "").alias("fingerprint"),
+            pl.lit(failures).alias("failures"), pl.lit(items).alias("items")]
 
 
-def profile_export(rows: pl.DataFrame, *, level: float, resamples: int, seed: int, fingerprint: str) -> pl.DataFrame:
-    """The profile rows in PROFILE_SCHEMA order (all rows, all metrics) plus the provenance columns.
+def profile_export(rows: pl.DataFrame, *, level: float, resamples: int, seed: int, fingerprint: str,
+                   failures: str = "count", items: str = "shared") -> pl.DataFrame:
+    """The profile rows in PROFILE_SCHEMA order (all rows, all metrics) plus the provenance columns
+    (:data:`PROVENANCE_COLUMNS`: interval level, resamples, seed, data fingerprint, the failure rule and
+    the item set the judges were compared on).
 
     Raises
     ------
@@ -47,17 +52,18 @@ def profile_export(rows: pl.DataFrame, *, level: float, resamples: int, seed: in
     if missing:
         raise CAPInputError("the profile lacks a column", column=missing[0], expected=", ".join(PROFILE_SCHEMA),
                             got=rows.columns, fix="export the frame of compute_profile")
-    return rows.select(list(PROFILE_SCHEMA)).with_columns(_provenance(level, resamples, seed, fingerprint))
+    return rows.select(list(PROFILE_SCHEMA)).with_columns(_provenance(level, resamples, seed, fingerprint, failures,
+                                                                      items))
 
 
 def scores_export(leaderboard: pl.DataFrame, weights: dict[str, float], *, filters: tuple[Filter, ...] = (),
                   correction: str = "Holm", level: float, resamples: int, seed: int,
-                  fingerprint: str) -> pl.DataFrame:
+                  fingerprint: str, failures: str = "count", items: str = "shared") -> pl.DataFrame:
     """The leaderboard plus ``w_C1`` … ``w_C8`` (Float64), ``filters``, ``correction`` and provenance."""
     return leaderboard.with_columns(
         *[pl.lit(float(weights.get(c, 0.0))).alias(f"w_{c}") for c in CONDITION_IDS],
         pl.lit(format_filters(tuple(filters))).alias("filters"), pl.lit(correction).alias("correction"),
-        *_provenance(level, resamples, seed, fingerprint))
+        *_provenance(level, resamples, seed, fingerprint, failures, items))
 
 
 def recompute_scores(profile: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:

@@ -21,7 +21,13 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import SEED, check_outputs, int_between
+from cap_core.cli.options import (
+    SEED,
+    add_failures,
+    add_items,
+    check_outputs,
+    int_between,
+)
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "EXIT_CODES"]
@@ -76,6 +82,8 @@ def _inputs(p: argparse.ArgumentParser, presets) -> None:
     p.add_argument("--bootstrap", type=int_between(100, 100_000), default=1000, help="resamples (default 1000)")
     p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--level", type=float, default=0.95, help="interval level and 1 - alpha of the Holm correction")
+    add_failures(p)
+    add_items(p)
 
 
 def _report(args: argparse.Namespace) -> str:
@@ -118,13 +126,10 @@ def _choose(args: argparse.Namespace) -> str:
         lock_baseline,
         read_baseline,
     )
-    from cap_core.choice.costs import judge_costs
-    from cap_core.choice.exports import profile_export, scores_export
     from cap_core.choice.filters import format_filters, parse_filters, parse_weights
-    from cap_core.choice.leaderboard import choose
+    from cap_core.choice.pipeline import run_choice
     from cap_core.dataset import load_dataset
     from cap_core.export import write_csv
-    from cap_core.profile.conditions import compute_profile
     from cap_core.profile.weights import PRESETS
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)
@@ -157,25 +162,17 @@ def _choose(args: argparse.Namespace) -> str:
     fp = ds.fingerprint()
     boards, profiles, choices = [], [], {}
     for bench in benches:
-        res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed, level=args.level, benchmarks=[bench])
-        rows, reps = res.profile, res.replicates
-        if published is not None:
-            import numpy as np
-
-            pub = published.filter(pl.col("benchmark") == bench).select(rows.columns)
-            rows = pl.concat([rows, pub])
-            reps = np.concatenate([reps, np.full((reps.shape[0], pub.height), np.nan)], axis=1)
-        judges = rows.filter(pl.col("source") == "computed")["judge"].unique().sort().to_list()
-        ch = choose(rows, reps, weights, filters=filters, costs=judge_costs(ds, bench, judges), level=args.level,
-                    seed=args.seed)
+        got = run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
+                         failures=args.failures, n_resamples=args.bootstrap, seed=args.seed, level=args.level)
+        ch, rows = got.choice, got.inputs.rows
         choices[bench] = (ch, rows)
+        for notice in got.inputs.notices:
+            print(f"notice: {notice}", file=sys.stderr)
         for r in ch.filtered.iter_rows(named=True):
             print(f"notice: {bench}: {r['judge']} filtered out: {r['reason']}", file=sys.stderr)
         print(f"{bench}: {ch.sentence}", file=sys.stderr)
-        boards.append(scores_export(ch.leaderboard, ch.weights, filters=filters, correction=ch.correction,
-                                    level=args.level, resamples=args.bootstrap, seed=args.seed, fingerprint=fp))
-        profiles.append(profile_export(rows, level=args.level, resamples=args.bootstrap, seed=args.seed,
-                                       fingerprint=fp))
+        boards.append(got.scores)
+        profiles.append(got.profile_table)
     board = pl.concat(boards, how="vertical_relaxed")
     for judge, cond, _ in gates:  # bad names are input errors: refuse before writing anything
         if judge not in set(board["judge"].to_list()):
@@ -221,7 +218,8 @@ def _choose(args: argparse.Namespace) -> str:
                 raise CAPInputError("a gated judge has no score now", argument="--gate-judge", got=judge,
                                     expected="a judge ranked on " + bench, fix="check the judge name and filters")
             res = compare_to_baseline(ds, bench, judge, mine.row(0, named=True), baseline, ch.weights,
-                                      level=args.level, n_resamples=args.bootstrap, seed=args.seed)
+                                      level=args.level, n_resamples=args.bootstrap, seed=args.seed,
+                                      failures=args.failures)
             if res.below:
                 failures.append("significantly below the baseline: " + res.message)
     if failures:

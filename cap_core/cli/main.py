@@ -41,7 +41,7 @@ import os
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import SEED
+from cap_core.cli.options import SEED, add_failures
 from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
@@ -127,6 +127,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                     help="derived (default): CAP's reading of each source (equal scores are a tie, a failed score "
                     "unparsed); recorded: the verdict the source itself wrote (LLMBar winner, JudgeBench decision), "
                     "where it wrote one")
+    add_failures(pr)
     pr.add_argument("--engine", choices=("memory", "stream", "dask"), default="memory",
                     help="where the per-base-item statistics are computed: in memory (default), streamed from "
                          "Parquet (larger than memory) or on a Dask cluster; the bootstrap always runs here")
@@ -239,11 +240,13 @@ def _profile(args: argparse.Namespace) -> str:
     if args.engine == "memory":
         ds = choose_verdicts(load_dataset(args.data), args.verdicts)
         res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed, level=args.level,
-                              benchmarks=args.benchmark, judges=args.judge, by_subset=args.by_subset)
+                              benchmarks=args.benchmark, judges=args.judge, by_subset=args.by_subset,
+                              failures=args.failures)
     else:
         from cap_core.profile.conditions import profile_from_stats
 
-        opts = {"benchmarks": args.benchmark, "judges": args.judge, "by_subset": args.by_subset}
+        opts = {"benchmarks": args.benchmark, "judges": args.judge, "by_subset": args.by_subset,
+                "failures": args.failures}
         if args.engine == "stream":
             from cap_core.profile.engine_stream import stream_stats
             stats = stream_stats(args.data, **opts)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["int_between", "SEED", "check_outputs", "add_call_options", "check_call_options"]
+__all__ = ["int_between", "SEED", "check_outputs", "add_call_options", "check_call_options", "add_failures",
+           "add_items"]
 
 
 def int_between(low: int, high: int):
@@ -49,6 +50,21 @@ def check_outputs(**paths: Path | None) -> None:
             raise CAPInputError("an output path cannot be written as a file", argument="--" + name.replace("_", "-"),
                                 got=f"{path} ({bad})", expected="a file path in a folder",
                                 fix="name a file, e.g. out/scores.csv")
+
+
+def add_failures(p: argparse.ArgumentParser) -> None:
+    """``--failures count|exclude``: the rule for failed judgments of every verb that computes a profile
+    (:data:`cap_core.verdicts.FAILURE_RULES`)."""
+    p.add_argument("--failures", choices=("count", "exclude"), default="count",
+                   help="failed judgments (unparsed verdicts, missing orders): count (default: they stay in n, "
+                        "never correct) or exclude (CAP App. L: API and parse failures lower n; ties stay)")
+
+
+def add_items(p: argparse.ArgumentParser) -> None:
+    """``--items shared|own``: which items judges are compared on (:data:`cap_core.choice.pipeline.ITEM_SETS`)."""
+    p.add_argument("--items", choices=("shared", "own"), default="shared",
+                   help="when judges covered different items: shared (default: compare them on the items all of "
+                        "them judged) or own (each on everything it judged)")
 
 
 def add_call_options(p: argparse.ArgumentParser) -> None:

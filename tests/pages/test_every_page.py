@@ -217,7 +217,7 @@ def test_export_is_the_full_profile_and_rounds_to_the_profiles_table(monkeypatch
     at.switch_page("app_pages/export.py").run()
     no_errors(at)
     csv = pl.read_csv(io.BytesIO(_Recording.files["cap_profiles_judgereva.csv"]), infer_schema_length=None)
-    assert csv.columns == [*PROFILE_SCHEMA, "level", "resamples", "seed", "fingerprint"]
+    assert csv.columns == [*PROFILE_SCHEMA, "level", "resamples", "seed", "fingerprint", "failures", "items"]
     assert set(csv["resamples"]) == {1000} and set(csv["level"]) == {0.95}
     prim = csv.filter(pl.col("primary") & pl.col("condition").str.starts_with("C")).with_columns(
         pl.struct("judge", "subset", "source").map_elements(lambda r: entry_label(r["judge"], r["subset"], r["source"]),

@@ -30,7 +30,7 @@ from ui.cache import loaders as cache
 from ui.cache.keys import path_stamp
 
 __all__ = ["ChooseView", "choose_view", "measured_conditions", "measured_elsewhere", "closest_preset",
-           "export_files", "html_file", "html_later"]
+           "export_files", "html_file", "html_later", "item_note"]
 
 
 class Chosen(Protocol):
@@ -44,6 +44,8 @@ class Chosen(Protocol):
     weights: dict[str, float]
     filters: tuple
     measured: list[str]
+    failures: str
+    items: str
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class ChooseView:
     coverage_notes: list[str]
     profile_csv: bytes
     scores: pl.DataFrame
+    settings: object = None  # cap_core.choice.pipeline.ChoiceSettings: what the choice was computed with
 
     @functools.cached_property
     def scores_csv(self) -> bytes:
@@ -120,13 +123,23 @@ def closest_preset(name: str, measured: list[str]) -> str | None:
 
 
 @st.cache_resource(max_entries=16)
-def _costs(fingerprint: str, benchmark: str, judges: tuple[str, ...], price_stamp: tuple,
-           _ds: Dataset) -> pl.DataFrame:
-    """:func:`cap_core.choice.costs.judge_costs` (weights play no part): keyed by the data, the
-    benchmark, the judges and the stamp of the price table it reads."""
-    from cap_core.choice.costs import judge_costs
+def _item_note(fingerprint: str, benchmark: str, judges: tuple[str, ...], items: str, _ds: Dataset) -> str:
+    from cap_core.choice.pipeline import item_coverage
 
-    return judge_costs(_ds, benchmark, list(judges))
+    return item_coverage(_ds, benchmark, list(judges)).sentence(items)
+
+
+def item_note(sel: Chosen) -> str:
+    """The sentence saying how the selected computed judges' item sets differ ('' when they do not),
+    for the item set ``sel.items`` (:meth:`cap_core.choice.pipeline.ItemCoverage.sentence`)."""
+    from ui.cache.profiles import with_label
+
+    if sel.ds is None or sel.benchmark not in sel.ds.benchmarks:
+        return ""
+    wanted = set(sel.labels)
+    have = sel.ds.judgments.filter(pl.col("benchmark") == sel.benchmark)["judge"].unique().to_list()
+    judges = tuple(sorted(j for j in have if with_label(j) in wanted))
+    return _item_note(sel.fingerprint, sel.benchmark, judges, sel.items, sel.ds) if len(judges) > 1 else ""
 
 
 @st.cache_resource(max_entries=16)
@@ -139,33 +152,29 @@ def _drill(fingerprint: str, benchmark: str, leader: str, runner_up: str, _ds: D
 
 
 @st.cache_resource(max_entries=16)
-def _profile_csv(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
-                 stamp: tuple, _rows: pl.DataFrame) -> bytes:
+def _profile_csv(key: tuple, _inputs) -> bytes:
     """The profile CSV of the selected rows (weights play no part; keyed like the rows)."""
     from cap_core.choice.exports import profile_export
     from cap_core.export import to_csv_bytes
 
-    return to_csv_bytes(profile_export(_rows.drop("label"), level=config.LEVEL, resamples=cache.N_RESAMPLES,
-                                       seed=cache.SEED, fingerprint=fingerprint))
+    s = _inputs.settings
+    return to_csv_bytes(profile_export(_inputs.rows, level=s.level, resamples=s.n_resamples, seed=s.seed,
+                                       fingerprint=s.fingerprint, failures=s.failures, items=s.items))
 
 
 @st.cache_resource(max_entries=32, show_spinner="Ranking the judges…")
-def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool, stamp: tuple,
-            weights: tuple[tuple[str, float], ...], filters_text: str, _rows: pl.DataFrame,
-            _reps: np.ndarray, _ds: Dataset | None) -> ChooseView:
-    from cap_core.cascades.cost import PRICE_TABLE
-    from cap_core.choice.exports import scores_export
+def _choice(key: tuple, price_stamp: tuple, weights: tuple[tuple[str, float], ...], filters_text: str,
+            _inputs, _rows: pl.DataFrame, _ds: Dataset | None) -> ChooseView:
     from cap_core.choice.filters import parse_filters
-    from cap_core.choice.leaderboard import choose, condition_ranges
+    from cap_core.choice.leaderboard import condition_ranges
+    from cap_core.choice.pipeline import rank_judges
 
+    fingerprint, benchmark = key[0], key[1]
     rows, filters = _rows, parse_filters(filters_text)
     names = {(j, s or "all", src or "computed"): lab for j, s, src, lab in
              rows.select("judge", "subset", "source", "label").unique().iter_rows()}
-    computed = rows.filter(pl.col("source") == "computed")["judge"].unique().sort().to_list()
-    costs = (_costs(fingerprint, benchmark, tuple(computed), path_stamp(PRICE_TABLE), _ds)
-             if _ds is not None and computed else None)
-    ch = choose(rows.drop("label"), _reps, dict(weights), filters=filters, costs=costs, seed=config.SEED,
-                level=config.LEVEL, names=names)
+    ranked = rank_judges(_inputs, dict(weights), filters=filters, names=names)
+    ch = ranked.choice
     board = ch.leaderboard.with_columns(
         pl.struct("judge", "subset", "source").map_elements(
             lambda r: names.get((r["judge"], r["subset"], r["source"]), r["judge"]), return_dtype=pl.String)
@@ -180,7 +189,7 @@ def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_p
         else:
             note = ("The drill-down needs the items of both judges: published judges come from the paper's tables, "
                     "which hold no items.")
-    cov_notes = []
+    cov_notes = [n for n in _inputs.notices if n.startswith(f"{benchmark}: the judges' item sets differ")]
     if ch.unmeasured:
         cov_notes.append(f"{condition_ranges(ch.unmeasured)}: weighted but not measured for these judges on "
                          f"{benchmark}; the weights are renormalised over the conditions each judge has.")
@@ -189,10 +198,8 @@ def _choice(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_p
     if board["published"].any():
         cov_notes.append("Published judges: interval and P(best) from a normal approximation of the printed "
                          "intervals (sd = CI width / 3.92); their differences are not paired.")
-    prof_csv = _profile_csv(fingerprint, benchmark, labels, include_published, stamp, rows)
-    scores = scores_export(ch.leaderboard, ch.weights, filters=filters, correction=ch.correction, level=config.LEVEL,
-                           resamples=cache.N_RESAMPLES, seed=cache.SEED, fingerprint=fingerprint)
-    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, scores)
+    prof_csv = _profile_csv(key, _inputs)
+    return ChooseView(ch, rows, board, drill, note, runner, cov_notes, prof_csv, ranked.scores, _inputs.settings)
 
 
 def _own_note(row: dict, ch: Choice) -> str:
@@ -214,24 +221,24 @@ def choose_view(sel: Chosen) -> ChooseView:
     CAPInputError
         The weights give no score (all in-force weights zero): the page says so in words.
     """
+    from cap_core.cascades.cost import PRICE_TABLE
     from cap_core.choice.filters import format_filters
-    from ui.cache.profiles import selection_key
+    from ui.cache.profiles import choice_inputs, selection_key
 
-    rows, reps = _rows(sel)
-    return _choice(*selection_key(sel), tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)),
-                   rows, reps, sel.ds)
+    inputs, rows = choice_inputs(sel)
+    return _choice(selection_key(sel), path_stamp(PRICE_TABLE), tuple(sorted(sel.weights.items())),
+                   format_filters(tuple(sel.filters)), inputs, rows, sel.ds)
 
 
-def _html_bytes(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
-                weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
+def _html_bytes(key: tuple, weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
     from cap_core.choice.filters import parse_filters
     from cap_core.choice.report import html_report
     from components.colors import judge_colours
 
-    text = html_report(_view.choice, _view.rows.drop("label"), benchmark=benchmark, filters=parse_filters(filters_text),
-                       coverage_notes=_view.coverage_notes, fingerprint=fingerprint, level=config.LEVEL,
-                       resamples=cache.N_RESAMPLES, seed=cache.SEED,
-                       colours=judge_colours(_view.board["label"].to_list()))
+    s = _view.settings
+    text = html_report(_view.choice, _view.rows.drop("label"), benchmark=key[1], filters=parse_filters(filters_text),
+                       coverage_notes=_view.coverage_notes, fingerprint=key[0], level=s.level,
+                       resamples=s.n_resamples, seed=s.seed, colours=judge_colours(_view.board["label"].to_list()))
     return text.encode("utf-8")
 
 
@@ -243,18 +250,18 @@ def html_later(sel: Chosen, view: ChooseView) -> Callable[[], bytes]:
     (``st.download_button`` calls it then, on another thread), so a weight change does not write a
     report nobody downloads. The selection is read now; the report is the view's."""
     from cap_core.choice.filters import format_filters
+    from ui.cache.profiles import selection_key
 
-    args = (sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-            tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), view)
+    args = (selection_key(sel), tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), view)
     return lambda: _html_bytes(*args)
 
 
 def html_file(sel: Chosen, view: ChooseView) -> bytes:
     """The self-contained HTML report of ``view`` (cached by the same keys as the view)."""
     from cap_core.choice.filters import format_filters
+    from ui.cache.profiles import selection_key
 
-    return _html(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-                 tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), view)
+    return _html(selection_key(sel), tuple(sorted(sel.weights.items())), format_filters(tuple(sel.filters)), view)
 
 
 def export_files(sel: Chosen) -> tuple[bytes, bytes]:

@@ -11,25 +11,24 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from cap_core import config
-from cap_core.dataset import Dataset
-from ui.cache import loaders as cache
-from ui.cache.choose import Chosen, _rows
+from ui.cache.choose import Chosen
 
 __all__ = ["profile_frame"]
 
 
 @st.cache_data(max_entries=16)
-def _profile_frame(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
-                   _rows_: pl.DataFrame, _ds: Dataset | None) -> pl.DataFrame:
+def _profile_frame(key: tuple, _inputs) -> pl.DataFrame:
     from cap_core.choice.exports import profile_export
 
-    return profile_export(_rows_.drop("label"), level=config.LEVEL, resamples=cache.N_RESAMPLES, seed=cache.SEED,
-                          fingerprint=fingerprint)
+    s = _inputs.settings
+    return profile_export(_inputs.rows, level=s.level, resamples=s.n_resamples, seed=s.seed,
+                          fingerprint=s.fingerprint, failures=s.failures, items=s.items)
 
 
 def profile_frame(sel: Chosen) -> pl.DataFrame:
-    """The full profile export of the selection (PROFILE_SCHEMA + level, resamples, seed, fingerprint)."""
-    rows, _ = _rows(sel)
-    return _profile_frame(sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-                          rows, sel.ds)
+    """The full profile export of the selection (PROFILE_SCHEMA + the provenance columns of
+    :data:`cap_core.choice.exports.PROVENANCE_COLUMNS`), as the pipeline computed it."""
+    from ui.cache.profiles import choice_inputs, selection_key
+
+    inputs, _ = choice_inputs(sel)
+    return _profile_frame(selection_key(sel), inputs)

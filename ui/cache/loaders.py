@@ -62,11 +62,12 @@ def uploaded_dataset(
 
 
 @st.cache_data(max_entries=16, show_spinner="Computing the profile (bootstrap)…")
-def profile(fingerprint: str, _ds: Dataset, benchmark: str) -> tuple[pl.DataFrame, np.ndarray]:
-    """Profile of every judge on one benchmark and its bootstrap replicates."""
+def profile(fingerprint: str, _ds: Dataset, benchmark: str, failures: str = "count") -> tuple[pl.DataFrame, np.ndarray]:
+    """Profile of every judge on one benchmark (each on its own items) and its bootstrap replicates,
+    under the failure rule ``failures`` (:data:`cap_core.verdicts.FAILURE_RULES`)."""
     from cap_core.profile.conditions import compute_profile
 
-    res = compute_profile(_ds, n_resamples=N_RESAMPLES, seed=SEED, benchmarks=[benchmark])
+    res = compute_profile(_ds, n_resamples=N_RESAMPLES, seed=SEED, benchmarks=[benchmark], failures=failures)
     return res.profile, res.replicates
 
 
@@ -110,20 +111,21 @@ def weighted(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_
     return weighted_scores(_rows, _reps, dict(weights), seed=SEED)
 
 
-def combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool) -> pl.DataFrame:
+def combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool,
+                      failures: str = "count") -> pl.DataFrame:
     """:func:`_combined_profiles`, keyed also by the stamps of the published tables."""
     return _combined_profiles(fingerprint, _ds, include_published,
-                              path_stamp(config.published_dir()) if include_published else ())
+                              path_stamp(config.published_dir()) if include_published else (), failures)
 
 
 @st.cache_data(max_entries=8, show_spinner="Assembling profiles…")
 def _combined_profiles(fingerprint: str, _ds: Dataset | None, include_published: bool,
-                       published_stamp: tuple) -> pl.DataFrame:
+                       published_stamp: tuple, failures: str = "count") -> pl.DataFrame:
     """Computed profiles of every benchmark of the dataset (reusing :func:`profile`), plus the
     published CAP tables when ``include_published``."""
     from cap_core.profile.combine import combine_profiles
 
-    computed = [profile(fingerprint, _ds, b)[0] for b in (_ds.benchmarks if _ds is not None else [])]
+    computed = [profile(fingerprint, _ds, b, failures)[0] for b in (_ds.benchmarks if _ds is not None else [])]
     return combine_profiles(computed, published_profiles() if include_published else None)
 
 
@@ -133,12 +135,14 @@ class Chosen(Protocol):
     fingerprint: str
     ds: Dataset | None
     include_published: bool
+    failures: str
 
 
 def analysis_profile(sel: Chosen) -> pl.DataFrame:
     """The profile the Stress, Consistency and Compare judges pages analyse (see
-    :func:`combined_profiles`). Raises CAPInputError when there is nothing to analyse."""
-    return combined_profiles(sel.fingerprint, sel.ds, sel.include_published)
+    :func:`combined_profiles`), under the sidebar's failure rule. Raises CAPInputError when
+    there is nothing to analyse."""
+    return combined_profiles(sel.fingerprint, sel.ds, sel.include_published, sel.failures)
 
 
 @st.cache_data(max_entries=8)

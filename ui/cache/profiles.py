@@ -34,6 +34,8 @@ class Selection(Protocol):
     labels: list[str]
     include_published: bool
     weights: dict[str, float]
+    failures: str
+    items: str
 
 _COLS = list(PROFILE_SCHEMA) + ["label"]
 #: Shown in place of the weighted score when every slider is at 0.
@@ -66,49 +68,64 @@ def published_stamp(sel: Selection) -> tuple:
 
 
 def selection_key(sel: Selection) -> tuple:
-    """What the selected profile rows are read from: data fingerprint, benchmark, entries (sorted: the
-    rows do not depend on their order), the published switch and the published tables' stamps."""
+    """What the selected profile rows are read from, as one hashable key: data fingerprint, benchmark,
+    entries (sorted: the rows do not depend on their order), the published switch, the published tables'
+    stamps, the failure rule and the item set the judges are compared on."""
     return (sel.fingerprint, sel.benchmark or "", tuple(sorted(sel.labels)), sel.include_published,
-            published_stamp(sel))
+            published_stamp(sel), sel.failures, sel.items)
 
 
-@st.cache_resource(max_entries=16)
-def _selected_rows(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
-                   stamp: tuple, _ds: Dataset | None) -> tuple[pl.DataFrame, np.ndarray]:
+@st.cache_resource(max_entries=16, show_spinner="Computing the profile (bootstrap)…")
+def _inputs(key: tuple, _ds: Dataset | None):
+    """:func:`cap_core.choice.pipeline.prepare_choice` of the selection ``key`` (its judges, published
+    entries, failure rule and item set), rows labelled; shared, do not modify."""
+    from cap_core.choice.pipeline import prepare_choice
+
+    fingerprint, benchmark, labels, include_published, _, failures, items = key
     wanted = set(labels)
-    parts, reps = [], []
+    judges = None
     if _ds is not None and benchmark in _ds.benchmarks:
-        prof, rep = cache.profile(fingerprint, _ds, benchmark)
-        comp = with_labels(prof).with_row_index("_i").filter(pl.col("label").is_in(wanted))
-        parts.append(comp.select(_COLS))
-        reps.append(rep[:, comp["_i"].to_numpy()])
+        have = _ds.judgments.filter(pl.col("benchmark") == benchmark)["judge"].unique().to_list()
+        judges = sorted(j for j in have if with_label(j) in wanted)
+    pub = None
     if include_published:
         pub = with_labels(cache.published_profiles().filter(pl.col("benchmark") == benchmark))
-        pub = pub.filter(pl.col("label").is_in(wanted)).select(_COLS)
-        parts.append(pub)
-        n = reps[0].shape[0] if reps else 1
-        reps.append(np.full((n, pub.height), np.nan))
-    if not parts:
-        rows, out = pl.DataFrame(schema={**PROFILE_SCHEMA, "label": pl.String}), np.empty((1, 0))
-    else:
-        rows, out = pl.concat(parts, how="vertical"), np.concatenate(reps, axis=1)
-    out.setflags(write=False)  # shared by every caller (cache_resource): a write would raise, not leak
-    return rows, out
+        pub = pub.filter(pl.col("label").is_in(wanted)).drop("label")
+    inputs = prepare_choice(_ds if judges else None, benchmark, judges=judges, published=pub, items=items,
+                            failures=failures, n_resamples=cache.N_RESAMPLES, seed=cache.SEED, level=config.LEVEL)
+    rows = with_labels(inputs.rows).select(_COLS)
+    inputs.replicates.setflags(write=False)  # shared by every caller (cache_resource): a write would raise
+    return inputs, rows
+
+
+def with_label(judge: str) -> str:
+    """The sidebar label of a computed judge (:func:`components.labels.entry_label`)."""
+    from components.labels import entry_label
+
+    return entry_label(judge, "all", "computed")
+
+
+def choice_inputs(sel: Selection):
+    """``(ChoiceInputs, labelled rows)`` of the selection: the weight-independent part of the choice
+    (:func:`cap_core.choice.pipeline.prepare_choice`), built once per :func:`selection_key`."""
+    return _inputs(selection_key(sel), sel.ds)
 
 
 def selected_rows(sel: Selection) -> tuple[pl.DataFrame, np.ndarray]:
     """Profile rows of the selected entries on the selected benchmark, and matching replicates.
 
-    Published rows get NaN replicate columns (they are drawn from their CIs instead). Built once
-    per :func:`selection_key` (a weight change reuses them); the frame and the read-only array are
-    shared, so callers must not modify them.
+    Published rows get NaN replicate columns (they are drawn from their CIs instead). The computed
+    judges are profiled by the choice pipeline (on the items all of them received unless the
+    sidebar says 'own items', under its failure rule). Built once per :func:`selection_key` (a
+    weight change reuses them); the frame and the read-only array are shared, so callers must not
+    modify them.
     """
-    return _selected_rows(*selection_key(sel), sel.ds)
+    inputs, rows = choice_inputs(sel)
+    return rows, inputs.replicates
 
 
 @st.cache_resource(max_entries=16)
-def _radar(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool, stamp: tuple,
-           _rows: pl.DataFrame):
+def _radar(key: tuple, _rows: pl.DataFrame):
     from components.radar import radar_figure
 
     return radar_figure(_rows)
@@ -119,7 +136,7 @@ def radar(sel: Selection, rows: pl.DataFrame):
     does not depend on the weights, so a slider change reuses it. Keyed by what the rows are
     read from (data fingerprint, benchmark, entries, published tables and their stamps); the
     figure is shared, so callers must not modify it (``st.plotly_chart`` does not)."""
-    return _radar(*selection_key(sel), rows)
+    return _radar(selection_key(sel), rows)
 
 
 @dataclass(frozen=True)
@@ -133,8 +150,7 @@ class WeightedPart:
 
 
 @st.cache_resource(max_entries=64)
-def _weighted_part(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool,
-                   stamp: tuple, weights: tuple[tuple[str, float], ...], _rows: pl.DataFrame,
+def _weighted_part(key: tuple, weights: tuple[tuple[str, float], ...], _rows: pl.DataFrame,
                    _reps: np.ndarray) -> WeightedPart:
     from cap_core.profile.weights import weighted_scores
 
@@ -165,12 +181,11 @@ def weighted_part(sel: Selection, rows: pl.DataFrame | None = None, reps: np.nda
     """
     if rows is None or reps is None:
         rows, reps = selected_rows(sel)
-    return _weighted_part(*selection_key(sel), tuple(sorted(sel.weights.items())), rows, reps)
+    return _weighted_part(selection_key(sel), tuple(sorted(sel.weights.items())), rows, reps)
 
 
 @st.cache_resource(max_entries=16)
-def _table(fingerprint: str, benchmark: str, labels: tuple[str, ...], include_published: bool, stamp: tuple,
-           _rows: pl.DataFrame) -> pl.DataFrame:
+def _table(key: tuple, _rows: pl.DataFrame) -> pl.DataFrame:
     return profile_table(_rows)
 
 
@@ -178,7 +193,7 @@ def profile_part(sel: Selection) -> tuple[pl.DataFrame, np.ndarray, pl.DataFrame
     """``(rows, replicates, profile table)`` of ``sel``: what the Profiles page shows whatever the
     weights (built once per :func:`selection_key`, shared: do not modify)."""
     rows, reps = selected_rows(sel)
-    return rows, reps, _table(*selection_key(sel), rows)
+    return rows, reps, _table(selection_key(sel), rows)
 
 
 def profiles_view(sel: Selection) -> ProfilesView:

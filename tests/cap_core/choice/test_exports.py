@@ -39,7 +39,7 @@ def choice_files(default_data_dir):
 def test_profile_csv_is_the_full_schema_with_provenance(choice_files):
     _, rows, prof_csv, _ = choice_files
     back = pl.read_csv(io.BytesIO(prof_csv), infer_schema_length=None)
-    assert list(back.columns) == [*PROFILE_SCHEMA, "level", "resamples", "seed", "fingerprint"]
+    assert list(back.columns) == [*PROFILE_SCHEMA, "level", "resamples", "seed", "fingerprint", "failures", "items"]
     assert back.height == rows.height  # every row and metric, not only the primary ones
     assert set(back["resamples"]) == {200} and back["fingerprint"].n_unique() == 1
     # full precision: no value rounded to 0.1
