@@ -31,7 +31,7 @@ Notebook API
 ------------
 ``import cap_core`` also gives the functions of :mod:`cap_core.api` (``load``,
 ``from_frames``, ``import_source``, ``tables``, ``compute_profile``, ``weighted_scores``,
-``compare``, ``benchmark_items``, ``evaluate``): pandas or polars frames in, polars (or
+``compare``, ``choose``, ``benchmark_items``, ``evaluate``): pandas or polars frames in, polars (or
 pandas with ``output="pandas"``) out. They are imported on first use, so ``import
 cap_core`` stays light (no scipy, litellm or streamlit).
 """
@@ -40,7 +40,7 @@ from cap_core.dataset import Dataset, load_dataset, save_dataset
 from cap_core.errors import CAPInputError
 
 _API = ("load", "from_frames", "import_source", "tables", "compute_profile", "weighted_scores", "compare",
-        "benchmark_items", "evaluate")
+        "choose", "benchmark_items", "evaluate")
 
 __all__ = ["CAPInputError", "Dataset", "load_dataset", "save_dataset", *_API]
 

@@ -31,7 +31,7 @@ from typing import Any, Mapping
 from cap_core.errors import CAPInputError
 
 __all__ = ["load", "from_frames", "import_source", "tables", "compute_profile", "weighted_scores", "compare",
-           "benchmark_items", "evaluate"]
+           "choose", "benchmark_items", "evaluate"]
 
 _OUTPUTS = ("polars", "pandas")
 
@@ -149,25 +149,27 @@ def tables(data=None, *, output: str = "polars") -> dict:
 
 
 def compute_profile(data=None, *, benchmarks: list[str] | None = None, judges: list[str] | None = None,
-            n_resamples: int = 1000, seed: int = 0, by_subset: bool = False, output: str = "polars"):
+            n_resamples: int = 1000, seed: int = 0, by_subset: bool = False, failures: str = "count",
+            output: str = "polars"):
     """CAP profile (:data:`cap_core.schema.PROFILE_SCHEMA`; ``value``, ``ci_low``, ``ci_high`` in
-    percent) from :func:`cap_core.profile.conditions.compute_profile`, as a frame.
+    percent) from :func:`cap_core.profile.conditions.compute_profile`, as a frame. Each judge is
+    scored on the items it received; ``failures`` is ``count`` or ``exclude`` (CAP App. L).
 
     Raises
     ------
     CAPInputError
-        Unknown benchmark or judge, bad bootstrap arguments.
+        Unknown benchmark or judge, bad bootstrap arguments, unknown failure rule.
     """
     from cap_core.profile.conditions import compute_profile as _compute
 
     res = _compute(_data(data), n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges,
-                   by_subset=by_subset)
+                   by_subset=by_subset, failures=failures)
     return _out(res.profile, output)
 
 
 def weighted_scores(data=None, weights: str | Mapping[str, float] = "balanced", *,
                     benchmarks: list[str] | None = None, judges: list[str] | None = None, n_resamples: int = 1000,
-                    seed: int = 0, output: str = "polars"):
+                    seed: int = 0, failures: str = "count", output: str = "polars"):
     """Weighted CAP score per judge and benchmark, its interval and P(best)
     (:func:`cap_core.profile.weights.weighted_scores`; percent).
 
@@ -191,12 +193,58 @@ def weighted_scores(data=None, weights: str | Mapping[str, float] = "balanced", 
             raise CAPInputError("unknown weight preset", argument="weights", got=weights,
                                 expected="one of " + ", ".join(PRESETS) + " or a {condition: weight} mapping")
         weights = PRESETS[weights]
-    res = compute_profile(_data(data), n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges)
+    res = compute_profile(_data(data), n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges,
+                          failures=failures)
     return _out(_weighted(res.profile, res.replicates, weights, seed=seed), output)
 
 
+def choose(data, benchmark: str, weights: str | Mapping[str, float] = "balanced", *, minimums: str = "",
+           judges: list[str] | None = None, items: str = "shared", failures: str = "count",
+           n_resamples: int = 1000, seed: int = 0, level: float = 0.95, output: str = "polars"):
+    """The leaderboard of one benchmark under condition weights (CAP §5), as the CLI's ``choose`` and the
+    dashboard's Choose page compute it (:func:`cap_core.choice.pipeline.run_choice`).
+
+    Parameters
+    ----------
+    weights : str or mapping
+        A preset name or ``{condition id: weight}``.
+    minimums : str
+        Condition minimums, e.g. ``"C7=60,C1.low=50"`` (percent).
+    items : {"shared", "own"}
+        Judges compared on the items all of them received (default) or each on its own.
+    failures : {"count", "exclude"}
+        The rule for failed judgments (CAP App. L).
+
+    Returns
+    -------
+    Frame of :data:`cap_core.choice.leaderboard.LEADERBOARD_SCHEMA` plus the weights and provenance
+    columns of :func:`cap_core.choice.exports.scores_export` (scores in percent).
+
+    Raises
+    ------
+    CAPInputError
+        Unknown benchmark, preset or judge; bad weights, minimums or settings.
+    """
+    from cap_core.choice.filters import parse_filters
+    from cap_core.choice.pipeline import run_choice
+    from cap_core.profile.weights import PRESETS
+
+    if isinstance(weights, str):
+        if weights not in PRESETS:
+            raise CAPInputError("unknown weight preset", argument="weights", got=weights,
+                                expected="one of " + ", ".join(PRESETS) + " or a {condition: weight} mapping")
+        weights = PRESETS[weights]
+    ds = _data(data)
+    if benchmark not in ds.benchmarks:
+        raise CAPInputError("unknown benchmark", argument="benchmark", got=benchmark,
+                            expected="one of " + ", ".join(ds.benchmarks))
+    got = run_choice(ds, benchmark, weights, filters=parse_filters(minimums, argument="minimums"), judges=judges,
+                     items=items, failures=failures, n_resamples=n_resamples, seed=seed, level=level)
+    return _out(got.scores, output)
+
+
 def compare(data, judge_a: str, judge_b: str, benchmark: str, *, n_resamples: int = 1000, seed: int = 0,
-            margin: float = 5.0, output: str = "polars"):
+            margin: float = 5.0, failures: str = "count", output: str = "polars"):
     """Paired difference A - B per condition on the jointly scored items, with 95% and 90% intervals
     and a verdict (separated / parity within ``margin`` points / inconclusive):
     :func:`cap_core.analyses.judge_comparison.compare_judges`.
@@ -209,7 +257,7 @@ def compare(data, judge_a: str, judge_b: str, benchmark: str, *, n_resamples: in
     from cap_core.analyses.judge_comparison import compare_judges
 
     return _out(compare_judges(_data(data), judge_a, judge_b, benchmark, n_resamples=n_resamples, seed=seed,
-                               margin=margin), output)
+                               margin=margin, failures=failures), output)
 
 
 def benchmark_items(benchmark: str, source: str | Path, *, output: str = "polars"):

@@ -144,7 +144,7 @@ def hard_empirical_items(ds: Dataset, benchmark: str, selectors: list[str]) -> t
 
 
 def hard_empirical_profile(ds: Dataset, benchmark: str, selectors: list[str], *, judges: list[str] | None = None,
-                           n_resamples: int = 1000, seed: int = 0) -> HardSubsetResult:
+                           n_resamples: int = 1000, seed: int = 0, failures: str = "count") -> HardSubsetResult:
     """Profile every judge (or ``judges``) on the hard-empirical subset of ``benchmark``.
 
     Parameters
@@ -157,6 +157,8 @@ def hard_empirical_profile(ds: Dataset, benchmark: str, selectors: list[str], *,
         Judges to profile (default: every judge on the benchmark).
     n_resamples, seed : int
         Bootstrap settings for :func:`compute_profile`.
+    failures : {"count", "exclude"}
+        The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
 
     Returns
     -------
@@ -173,12 +175,12 @@ def hard_empirical_profile(ds: Dataset, benchmark: str, selectors: list[str], *,
         raise CAPInputError(f"no hard item on {benchmark}: every chosen judge is right on every A/B verdict",
                             column="verdict", got=f"{n_cand} candidate items",
                             fix="add weaker judges to the selectors")
-    prof, reps = _profile_bases(ds, benchmark, hard, SUBSET, judges, n_resamples, seed)
+    prof, reps = _profile_bases(ds, benchmark, hard, SUBSET, judges, n_resamples, seed, failures)
     return HardSubsetResult(profile=prof, replicates=reps, items=hard, n_candidates=n_cand,
                             selectors=tuple(selectors), types=_type_counts(ds, benchmark, hard))
 
 
-def _profile_bases(ds, benchmark, chosen, name, judges, n_resamples, seed):
+def _profile_bases(ds, benchmark, chosen, name, judges, n_resamples, seed, failures="count"):
     """Profile every item (all variants) of the base items in ``chosen``; subset ``name``."""
     bases = chosen.get_column("base_item_id").unique().implode()
     items = ds.items.filter((pl.col("benchmark") == benchmark) & pl.col("base_item_id").is_in(bases))
@@ -186,7 +188,8 @@ def _profile_bases(ds, benchmark, chosen, name, judges, n_resamples, seed):
                   judgments=ds.judgments.join(items.select("benchmark", "item_id"), on=["benchmark", "item_id"],
                                               how="semi"),
                   declarations=ds.declarations.filter(pl.col("benchmark") == benchmark), notices=ds.notices)
-    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark], judges=judges)
+    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark], judges=judges,
+                          failures=failures)
     prof = res.profile.with_columns(
         pl.when(pl.col("subset") == "all").then(pl.lit(name)).otherwise(pl.lit(name + ":") + pl.col("subset"))
         .alias("subset"))
@@ -263,7 +266,7 @@ def hard_constructed_items(ds: Dataset, benchmark: str, construction) -> tuple[p
 
 
 def hard_constructed_profile(ds: Dataset, benchmark: str, construction, *, judges: list[str] | None = None,
-                             n_resamples: int = 1000, seed: int = 0) -> HardSubsetResult:
+                             n_resamples: int = 1000, seed: int = 0, failures: str = "count") -> HardSubsetResult:
     """Profile every judge (or ``judges``) on a user's hard-constructed subset (CAP App. A.5, Table 4).
 
     Parameters
@@ -274,6 +277,8 @@ def hard_constructed_profile(ds: Dataset, benchmark: str, construction, *, judge
         Judges to profile (default: every judge on the benchmark).
     n_resamples, seed : int
         Bootstrap settings for :func:`compute_profile`.
+    failures : {"count", "exclude"}
+        The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
 
     Returns
     -------
@@ -287,6 +292,6 @@ def hard_constructed_profile(ds: Dataset, benchmark: str, construction, *, judge
         See :func:`hard_constructed_items`; bad bootstrap arguments.
     """
     chosen, n_cand = hard_constructed_items(ds, benchmark, construction)
-    prof, reps = _profile_bases(ds, benchmark, chosen, CONSTRUCTED_SUBSET, judges, n_resamples, seed)
+    prof, reps = _profile_bases(ds, benchmark, chosen, CONSTRUCTED_SUBSET, judges, n_resamples, seed, failures)
     return HardSubsetResult(profile=prof, replicates=reps, items=chosen, n_candidates=n_cand, selectors=(),
                             warning=CONSTRUCTED_NOTE, types=_type_counts(ds, benchmark, chosen))

@@ -165,10 +165,10 @@ def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> D
     Returns
     -------
     Dataset
-        Items of ``benchmark`` on which neither judge is ``missing`` a verdict
-        (:func:`cap_core.verdicts.verdict_rows`; any verdict, including
-        ``tie``/``unparsed``, counts) in any order either judge used; only the two
-        judges' judgments.
+        Items of ``benchmark`` that both judges received and on which neither is
+        ``missing`` a verdict (:func:`cap_core.verdicts.verdict_rows`; any verdict,
+        including ``tie``/``unparsed``, counts) in any order either judge used; only the
+        two judges' judgments.
 
     Raises
     ------
@@ -188,10 +188,11 @@ def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> D
             raise CAPInputError(f"judge has no verdicts on {benchmark}", argument="judge", got=j,
                                 expected="one of " + ", ".join(sorted(jm.get_column("judge").unique())))
     jm = jm.filter(pl.col("judge").is_in([judge_a, judge_b]))
-    # items where neither judge is missing a verdict in any order either used (verdict_rows' missing flag)
+    # items both judges received (verdict_rows holds a judge's rows on its received items only) where
+    # neither is missing a verdict in any order either used (verdict_rows' missing flag)
     rows = verdict_rows(ds, benchmarks=[benchmark], judges=[judge_a, judge_b])
-    keep = rows.group_by("item_id").agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap")).get_column(
-        "item_id")
+    keep = rows.group_by("item_id").agg(pl.col("missing").any().alias("gap"), pl.col("judge").n_unique().alias("k")
+                                        ).filter(~pl.col("gap") & (pl.col("k") == 2)).get_column("item_id")
     if keep.len() == 0:
         raise CAPInputError(f"{judge_a} and {judge_b} share no scored item on {benchmark}", column="item_id",
                             fix="pick two judges run on the same items")
@@ -267,11 +268,11 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
 
 
 def compare_judges(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, *, n_resamples: int = 1000,
-                   seed: int = 0, margin: float = 5.0) -> pl.DataFrame:
+                   seed: int = 0, margin: float = 5.0, failures: str = "count") -> pl.DataFrame:
     """Jointly scored items, shared-resample profile, paired differences (Jev §3.5).
 
     Parameters and returns as in :func:`jointly_scored` and
-    :func:`paired_from_result`; ``n_resamples``/``seed`` go to
+    :func:`paired_from_result`; ``n_resamples``/``seed``/``failures`` go to
     :func:`compute_profile`. The frame gains ``judge_a``, ``judge_b``,
     ``benchmark`` columns in front.
 
@@ -282,14 +283,15 @@ def compare_judges(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, *, n
     """
     check_bootstrap_args(n_resamples, seed, 0.95)
     sub = jointly_scored(ds, judge_a, judge_b, benchmark)
-    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark])
+    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark], failures=failures)
     out = paired_from_result(res, judge_a, judge_b, benchmark=benchmark, margin=margin)
     return out.select(pl.lit(judge_a).alias("judge_a"), pl.lit(judge_b).alias("judge_b"),
                       pl.lit(benchmark).alias("benchmark"), pl.all())
 
 
 def compare_many(ds: Dataset, judges: list[str], benchmark: str, *, correction: str = "holm",
-                 n_resamples: int = 1000, seed: int = 0, margin: float = 5.0) -> pl.DataFrame:
+                 n_resamples: int = 1000, seed: int = 0, margin: float = 5.0,
+                 failures: str = "count") -> pl.DataFrame:
     """Every pair of several judges compared at once, with one correction across all the differences.
 
     Each pair is compared by :func:`compare_judges` on its own jointly scored items; the
@@ -312,6 +314,7 @@ def compare_many(ds: Dataset, judges: list[str], benchmark: str, *, correction: 
                             expected="a list of at least two judge names")
     if correction not in CORRECTIONS:
         adjust_separated(pl.DataFrame(), correction)  # raises the one message
-    parts = [compare_judges(ds, a, b, benchmark, n_resamples=n_resamples, seed=seed, margin=margin)
+    parts = [compare_judges(ds, a, b, benchmark, n_resamples=n_resamples, seed=seed, margin=margin,
+                            failures=failures)
              for i, a in enumerate(names) for b in names[i + 1:]]
     return adjust_separated(pl.concat(parts), correction, margin=margin)

@@ -78,7 +78,8 @@ def exclude_flagged(ds: Dataset, flag: str = "low_quality") -> Dataset:
 
 
 def qc_sensitivity(ds: Dataset, flag: str = "low_quality", *, benchmarks: list[str] | None = None,
-                   judges: list[str] | None = None, n_resamples: int = 200, seed: int = 0) -> pl.DataFrame:
+                   judges: list[str] | None = None, n_resamples: int = 200, seed: int = 0,
+                   failures: str = "count") -> pl.DataFrame:
     """Change of every profile cell when the items flagged ``flag`` are excluded.
 
     Parameters
@@ -93,6 +94,8 @@ def qc_sensitivity(ds: Dataset, flag: str = "low_quality", *, benchmarks: list[s
     n_resamples, seed : int
         Passed to :func:`compute_profile` for both profiles (the change uses point
         estimates only; the intervals of each side are returned).
+    failures : {"count", "exclude"}
+        The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`), both profiles.
 
     Returns
     -------
@@ -129,8 +132,9 @@ def qc_sensitivity(ds: Dataset, flag: str = "low_quality", *, benchmarks: list[s
     if empty:
         raise CAPInputError(f"every item of {empty[0]} is flagged {flag!r}; nothing is left to profile",
                             argument="flags", got=flag, fix="exclude a narrower flag")
-    before = compute_profile(ds, n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges).profile
-    after = compute_profile(kept, n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges).profile
+    opts = dict(n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges, failures=failures)
+    before = compute_profile(ds, **opts).profile
+    after = compute_profile(kept, **opts).profile
     keys = ["judge", "benchmark", "subset", "condition", "metric"]
     out = before.filter(pl.col("value").is_not_null()).select(
         *keys, pl.col("value").alias("value_all"), pl.col("n_items").alias("n_all"), "primary").join(

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import SEED
+from cap_core.cli.options import SEED, add_failures
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "VERBS"]
@@ -48,6 +48,7 @@ def _source_args(p: argparse.ArgumentParser, data: bool = False) -> None:
         g.add_argument("--data", type=Path, help="dataset directory: per-item data, so δ gets a bootstrap CI")
         p.add_argument("--bootstrap", type=int, default=1000, help="resamples with --data (default 1000)")
         p.add_argument("--seed", type=SEED, default=0)
+        add_failures(p)
     p.add_argument("--source", action="append", help="keep only rows of this source (repeatable)")
     p.add_argument("--out", type=Path, required=True)
 
@@ -78,6 +79,7 @@ def register(subparsers) -> None:
     co.add_argument("--judge", action="append")
     co.add_argument("--bootstrap", type=int, default=1000)
     co.add_argument("--seed", type=SEED, default=0)
+    add_failures(co)
     co.add_argument("--out", type=Path, required=True)
     cp = subparsers.add_parser("compare", help="paired comparison of two judges")
     cp.add_argument("--data", type=Path, required=True)
@@ -92,6 +94,7 @@ def register(subparsers) -> None:
     cp.add_argument("--bootstrap", type=int, default=1000)
     cp.add_argument("--seed", type=SEED, default=0)
     cp.add_argument("--margin", type=float, default=5.0, help="parity margin in points")
+    add_failures(cp)
     cp.add_argument("--out", type=Path, required=True)
     qc = subparsers.add_parser("qc", help="QC sensitivity: profile change without flagged items")
     qc.add_argument("--data", type=Path, required=True)
@@ -100,6 +103,7 @@ def register(subparsers) -> None:
     qc.add_argument("--judge", action="append")
     qc.add_argument("--bootstrap", type=int, default=200)
     qc.add_argument("--seed", type=SEED, default=0)
+    add_failures(qc)
     qc.add_argument("--out", type=Path, required=True)
     hd = subparsers.add_parser("hard", help="profiles on the hard-empirical and/or a hard-constructed subset")
     hd.add_argument("--data", type=Path, required=True)
@@ -111,6 +115,7 @@ def register(subparsers) -> None:
     hd.add_argument("--judge", action="append", help="judges to profile (default all)")
     hd.add_argument("--bootstrap", type=int, default=1000)
     hd.add_argument("--seed", type=SEED, default=0)
+    add_failures(hd)
     hd.add_argument("--out", type=Path, required=True)
     rb = subparsers.add_parser("robustness", help="strict vs pure consistency; C8 conditional vs unconditional")
     _source_args(rb)
@@ -179,7 +184,7 @@ def _stress(args) -> str:
             who = ds.judgments.select("judge", "benchmark").unique().with_columns(subset=pl.lit("all"))
             args.base, args.stressed = default_pair(who)
         res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed,
-                              benchmarks=[args.base.split(":")[0], args.stressed.split(":")[0]])
+                              benchmarks=[args.base.split(":")[0], args.stressed.split(":")[0]], failures=args.failures)
         d = stress_intervals(res, args.base, args.stressed)
     else:
         prof = _profile(args)
@@ -221,7 +226,7 @@ def _correct(args) -> str:
 
     ds = load_dataset(args.data)
     res = compute_profile(ds, n_resamples=args.bootstrap, seed=args.seed, benchmarks=[args.benchmark],
-                          judges=args.judge)
+                          judges=args.judge, failures=args.failures)
     out = bias_corrected(res, position_parameters(ds, args.benchmark, args.judge), benchmark=args.benchmark,
                          seed=args.seed)
     _write(out, args.out)
@@ -248,11 +253,11 @@ def _compare(args) -> str:
     ds = load_dataset(args.data)
     if pair:
         out = compare_judges(ds, args.judge_a, args.judge_b, args.benchmark,
-                             n_resamples=args.bootstrap, seed=args.seed, margin=args.margin)
+                             n_resamples=args.bootstrap, seed=args.seed, margin=args.margin, failures=args.failures)
         out = adjust_separated(out, args.correction or "none", margin=args.margin)
     else:
         out = compare_many(ds, args.judge, args.benchmark, correction=args.correction or "holm",
-                           n_resamples=args.bootstrap, seed=args.seed, margin=args.margin)
+                           n_resamples=args.bootstrap, seed=args.seed, margin=args.margin, failures=args.failures)
     _write(out, args.out)
     in_force = out.get_column("correction")[0] if out.height else (args.correction or "none")
     return f"wrote {out.height} paired comparisons to {args.out} (correction: {in_force})"
@@ -263,7 +268,7 @@ def _qc(args) -> str:
     from cap_core.dataset import load_dataset
 
     out = qc_sensitivity(load_dataset(args.data), args.flag, benchmarks=args.benchmark, judges=args.judge,
-                         n_resamples=args.bootstrap, seed=args.seed)
+                         n_resamples=args.bootstrap, seed=args.seed, failures=args.failures)
     _write(out, args.out)
     return f"wrote {out.height} QC changes (points, excluded minus all) to {args.out}"
 
@@ -292,13 +297,13 @@ def _hard(args) -> str:
     results, said = [], []
     if args.selector:
         res = hard_empirical_profile(ds, args.benchmark, args.selector, judges=args.judge,
-                                     n_resamples=args.bootstrap, seed=args.seed)
+                                     n_resamples=args.bootstrap, seed=args.seed, failures=args.failures)
         results.append(("hard_empirical", res))
         said.append(f"hard-empirical ({res.items.height} of {res.n_candidates} items). {res.warning}")
     if construction is not None:
         try:
             res = hard_constructed_profile(ds, args.benchmark, construction, judges=args.judge,
-                                           n_resamples=args.bootstrap, seed=args.seed)
+                                           n_resamples=args.bootstrap, seed=args.seed, failures=args.failures)
         except CAPInputError as err:
             raise (err.replace(file=str(args.construction)) if err.row is not None else err) from None
         results.append(("hard_constructed", res))

@@ -1,0 +1,100 @@
+"""Judges that covered different items are compared on the items all of them received (or, when asked,
+each on its own), in the library, the CLI and the notebook API alike. Expected values are hand counts."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import cap_core
+from cap_core import save_dataset
+from cap_core.analyses.judge_comparison import compare_judges
+from cap_core.choice.pipeline import item_coverage, run_choice
+from cap_core.cli.main import main
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+
+FLIP = {"A": "B", "B": "A"}
+# 20 items, gold alternating A / B. P judged i00..i09 in both orders, all correct.
+# C judged all 20 in both orders: correct in AB everywhere; in BA wrong on i00, i01 and i15..i19.
+GOLD = {f"i{k:02d}": "AB"[k % 2] for k in range(20)}
+WRONG_BA = {0, 1, 15, 16, 17, 18, 19}
+P = [(i, o, g) for i, g in list(GOLD.items())[:10] for o in ("AB", "BA")]
+C = [(i, "AB", g) for i, g in GOLD.items()] + [(i, "BA", FLIP[g] if k in WRONG_BA else g)
+                                               for k, (i, g) in enumerate(GOLD.items())]
+
+
+def _ds() -> Dataset:
+    items = pl.DataFrame({"benchmark": "t", "item_id": list(GOLD), "gold": list(GOLD.values())})
+    rows = [{"judge": j, "benchmark": "t", "item_id": i, "order": o, "verdict": v}
+            for j, vs in (("P", P), ("C", C)) for i, o, v in vs]
+    return Dataset.build(items, pl.DataFrame(rows))
+
+
+def _board(got) -> dict:
+    return {r["judge"]: r for r in got.choice.leaderboard.iter_rows(named=True)}
+
+
+def test_coverage_counts_what_each_judge_received():
+    cov = item_coverage(_ds(), "t")
+    assert (cov.n_items, cov.n_shared, cov.received, cov.differ) == (20, 10, {"C": 20, "P": 10}, True)
+    assert "compared on the 10 items all of them received" in cov.sentence("shared")
+
+
+def test_leaderboard_on_shared_items():
+    got = run_choice(_ds(), "t", {"C7": 1}, n_resamples=300, seed=0)
+    b = _board(got)
+    # shared items i00..i09: P both orders right on all 10 -> strict 100; C wrong in BA on i00, i01 -> 8/10 = 80
+    assert (b["P"]["score"], b["P"]["n_items"]) == (100.0, 10)
+    assert (b["C"]["score"], b["C"]["n_items"]) == (80.0, 10)
+    assert b["P"]["rank"] == 1 and b["C"]["diff_vs_leader"] == pytest.approx(20.0)
+    assert any("item sets differ" in n for n in got.inputs.notices)
+    assert set(got.scores["items"]) == {"shared"}
+
+
+def test_leaderboard_on_own_items():
+    got = run_choice(_ds(), "t", {"C7": 1}, items="own", n_resamples=300, seed=0)
+    b = _board(got)
+    # C on all 20: both orders right on 20 - 7 = 13 -> 65%; P unchanged (its own 10 items)
+    assert (b["C"]["score"], b["C"]["n_items"]) == (65.0, 20)
+    assert (b["P"]["score"], b["P"]["n_items"]) == (100.0, 10)
+    assert any("mix item sets" in n for n in got.inputs.notices)
+
+
+def test_no_shared_item_is_a_clear_error():
+    items = pl.DataFrame({"benchmark": "t", "item_id": ["a", "b"], "gold": ["A", "B"]})
+    rows = pl.DataFrame({"judge": ["X", "X", "Y", "Y"], "benchmark": "t", "item_id": ["a", "a", "b", "b"],
+                         "order": ["AB", "BA"] * 2, "verdict": ["A", "A", "B", "B"]})
+    with pytest.raises(CAPInputError, match="share no item"):
+        run_choice(Dataset.build(items, rows), "t", {"C1": 1, "C7": 1}, n_resamples=100)
+    # each on its own items still works
+    got = run_choice(Dataset.build(items, rows), "t", {"C7": 1, "C1": 1}, items="own", n_resamples=100)
+    assert got.choice.leaderboard.height == 2
+
+
+def test_paired_comparison_uses_items_both_received():
+    out = compare_judges(_ds(), "P", "C", "t", n_resamples=300)
+    overall = out.filter(pl.col("condition") == "overall").row(0, named=True)
+    # on i00..i09: P pa 20/20 = 100; C pa (10 AB + 8 BA) / 20 = 90
+    assert (overall["value_a"], overall["value_b"], overall["n_items"]) == (100.0, 90.0, 10)
+
+
+def test_cli_says_the_item_sets_differ_and_switches(tmp_path, capsys):
+    save_dataset(_ds(), tmp_path / "d")
+    assert main(["choose", "--data", str(tmp_path / "d"), "--weights", "C7=1", "--bootstrap", "200",
+                 "--out", str(tmp_path / "s.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "item sets differ" in err and "compared on the 10 items" in err
+    shared = pl.read_csv(tmp_path / "s.csv")
+    assert dict(zip(shared["judge"], shared["score"])) == {"P": 100.0, "C": 80.0}
+    assert main(["choose", "--data", str(tmp_path / "d"), "--weights", "C7=1", "--bootstrap", "200",
+                 "--items", "own", "--out", str(tmp_path / "o.csv")]) == 0
+    own = pl.read_csv(tmp_path / "o.csv")
+    assert dict(zip(own["judge"], own["n_items"])) == {"P": 10, "C": 20}
+    assert set(own["items"]) == {"own"}
+
+
+def test_notebook_api_is_the_same_pipeline():
+    board = cap_core.choose(_ds(), "t", {"C7": 1}, n_resamples=300)
+    cli_like = run_choice(_ds(), "t", {"C7": 1}, n_resamples=300).scores
+    assert board.equals(cli_like)
