@@ -87,9 +87,9 @@ class ItemCoverage:
         head = (f"{self.benchmark}: the judges' item sets differ (items received of {self.n_items}: {listed}); ")
         if items == "shared":
             return head + (f"they are compared on the {self.n_shared} items all of them received "
-                           "(switch to 'own items' to score each on everything it judged).")
+                           "(choose own items to score each on everything it judged).")
         return head + ("each is scored on its own items, so differences between judges mix item sets "
-                       f"(switch to 'shared items' to compare them on the {self.n_shared} they share).")
+                       f"(choose shared items to compare them on the {self.n_shared} they share).")
 
 
 def item_coverage(ds: Dataset, benchmark: str, judges: list[str] | None = None) -> ItemCoverage:

@@ -1,0 +1,63 @@
+"""The sidebar says when the selected judges covered different items and offers shared or own items; the
+failure rule switches between counting and leaving out failed judgments. Expected scores are hand counts."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.pages.app_pages import APP_PY, assert_clean
+
+FLIP = {"A": "B", "B": "A"}
+GOLD = {f"i{k:02d}": "AB"[k % 2] for k in range(20)}
+
+
+def _csv() -> bytes:
+    # P judged i00..i09 in both orders, all correct. C judged all 20: correct in AB; in BA wrong on i00 and
+    # i15..i19, unparsed on i01.
+    rows = ["benchmark,item_id,gold,judge,order,verdict"]
+    for k, (i, g) in enumerate(GOLD.items()):
+        if k < 10:
+            rows += [f"mine,{i},{g},P,AB,{g}", f"mine,{i},{g},P,BA,{g}"]
+        ba = "unparsed" if k == 1 else (FLIP[g] if k == 0 or k >= 15 else g)
+        rows += [f"mine,{i},{g},C,AB,{g}", f"mine,{i},{g},C,BA,{ba}"]
+    return "\n".join(rows).encode()
+
+
+def _scores(at) -> dict[str, float]:
+    board = next(d.value for d in at.dataframe if "P(best)" in d.value.columns)
+    return dict(zip(board["judge"], board["score"]))
+
+
+@pytest.fixture()
+def at():
+    at = AppTest.from_file(str(APP_PY), default_timeout=300).run()
+    at.radio(key="sb_source").set_value("upload").run()
+    at.file_uploader(key="sb_items_file").upload("mine.csv", _csv(), "text/csv").run()
+    at.switch_page("app_pages/choose.py").run()
+    assert_clean(at)
+    # only C7 is measured here: every weighting renormalises to it, so a score is the C7 strict value
+    assert [c for c in ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8")
+            if not at.slider(key=f"sb_w_{c}").disabled] == ["C7"]
+    return at
+
+
+def test_item_sets_differ_and_the_switch_changes_the_leaderboard(at):
+    note = " ".join(c.value for c in at.sidebar.caption)
+    assert "item sets differ" in note and "compared on the 10 items all of them received" in note
+    # shared items i00..i09: P strict 10/10; C both orders right on 8 of 10 (i00 wrong, i01 unparsed)
+    assert _scores(at) == pytest.approx({"P": 100.0, "C": 80.0})
+    at.radio(key="sb_items").set_value("own").run()
+    assert_clean(at)
+    # C on its 20 items: both right on 20 - 7 = 13
+    assert _scores(at) == pytest.approx({"P": 100.0, "C": 65.0})
+    assert at.query_params.get("items") == "own"
+
+
+def test_failures_left_out_lower_n(at):
+    at.radio(key="sb_failures").set_value("exclude").run()
+    assert_clean(at)
+    # the unparsed BA verdict of i01 leaves n: C both right on 8 of the 9 shared items left
+    assert _scores(at) == {"P": 100.0, "C": round(800 / 9, 1)}  # shown to one decimal
+    assert at.query_params.get("fail") == "exclude"
