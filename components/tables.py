@@ -56,7 +56,8 @@ def profile_table(rows: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
     polars.DataFrame
         Columns judge (the entry label), source, benchmark, subset, condition,
         condition_name, metric, value, ci_low, ci_high (Float64, percent),
-        n_items (Int64), status; sorted by judge then C1..C8.
+        n_items (Int64), ``n_not_received`` (Int64: items of the condition the judge has no
+        judgment on; only when some row has one), status; sorted by judge then C1..C8.
     """
     order = {c: i for i, c in enumerate(CONDITION_IDS)}
     t = (
@@ -68,10 +69,11 @@ def profile_table(rows: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
         )
         .sort(["label", "_o"])
     )
+    partial = "n_not_received" in t.columns and bool(t["n_not_received"].fill_null(0).gt(0).any())
     return t.select(
         pl.col("label").alias("judge"),
         "source", "benchmark", "subset", "condition", "condition_name", "metric",
-        "value", "ci_low", "ci_high", "n_items", "status",
+        "value", "ci_low", "ci_high", "n_items", *(["n_not_received"] if partial else []), "status",
     )
 
 

@@ -61,3 +61,13 @@ def test_failures_left_out_lower_n(at):
     # the unparsed BA verdict of i01 leaves n: C both right on 8 of the 9 shared items left
     assert _scores(at) == {"P": 100.0, "C": round(800 / 9, 1)}  # shown to one decimal
     assert at.query_params.get("fail") == "exclude"
+
+
+def test_profiles_page_says_what_each_judge_did_not_receive(at):
+    at.radio(key="sb_items").set_value("own").run()
+    at.switch_page("app_pages/profiles.py").run()
+    assert_clean(at)
+    table = next(d.value for d in at.dataframe if "n_not_received" in d.value.columns)
+    c7 = {r["judge"]: (r["n_items"], r["n_not_received"]) for _, r in table.iterrows() if r["condition"] == "C7"}
+    # P received 10 of the 20 items, C all 20
+    assert c7 == {"P": (10, 10), "C": (20, 0)}
