@@ -9,6 +9,7 @@
 ``hard_subsets``     hard-empirical subsets and their profiles (App. A.5)
 ``bias_correction``  plug-in bias correction of accuracies (App. K)
 ``source_metrics``   each source's own published metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench) beside CAP's
+``source_rules``     one module per source with rules of its own (``alpacaeval``: its encoding and leaderboard figures)
 
 May import: the ``cap_core`` root and :mod:`cap_core.profile`.
 """

@@ -39,28 +39,11 @@ CAP's counterpart is ``pa`` (the mean of the two orders, ties and unparsed not c
 so a pair with one correct game and one tie counts 1 in JudgeBench and 0.5 in CAP, and a
 split pair (one correct, one wrong) 0 in JudgeBench and 0.5 in CAP.
 
-AlpacaEval (Dubois et al., 2024; ``src/alpaca_eval/metrics/helpers.py`` of tatsu-lab/alpaca_eval,
-``BaseScoringRule.describe_head2head``), for the ``alpacaeval`` benchmark of
-:func:`cap_core.importers.alpacaeval.import_alpacaeval`. Its ``preference`` is 1 (output_1,
-the baseline, wins), 2 (output_2, the model, wins), 1.5 or 0 a draw, or a weighted number
-in between; values outside [1, 2] (and NaN) are dropped, not counted:
-
-* ``alpacaeval_win_rate`` = mean of ``preference - 1`` over the kept annotations (percent):
-  a draw counts half a win, a weighted preference its probability;
-* ``alpacaeval_discrete_win_rate`` = the same after rounding each preference to 1, 1.5 or 2
-  (``ZeroOneScoringRule``: > 1.5 a win, < 1.5 a loss, exactly 1.5 a draw, half a win).
-
-The importer stores ``preference`` as CAP's verdict and confidence in the item's canonical
-orientation (A = the generator whose name sorts first), so ``preference - 1`` is read back as
-the probability that the model beats the baseline: ``confidence`` of the preferred side (1
-for an integer preference), 0.5 for a tie; unparsed verdicts are dropped as AlpacaEval drops
-them. A row is one annotator and one generator pair (``subset`` = ``"<model> vs
-<baseline>"``); the baseline is the generator that takes part in every pair of the annotator
-(AlpacaEval compares every model with one baseline). With a single pair both generators
-qualify and the file does not say which was ``generator_1``: the row is then the win rate of
-the generator named second over the one named first, and the rule says so. Only items with a
-gold label are in a CAP dataset, so ``n`` may be below AlpacaEval's count. The win rate rates
-the generators, not the judge: CAP has no counterpart (``cap_value`` null).
+AlpacaEval (Dubois et al., 2024): its leaderboard figures per annotator and ``"<model> vs
+<baseline>"`` pair (win rate, discrete win rate, standard error, n_wins, n_wins_base,
+n_draws, n_total; the length-controlled win rate where its inputs are present), without gold,
+under the rules of :mod:`cap_core.analyses.source_rules.alpacaeval`. They rate the generators,
+not the judge: CAP has no counterpart (``cap_value`` null).
 
 RewardBench (Lambert et al., 2024; ``scripts/run_rm.py`` of allenai/reward-bench: ``1 if
 chosen > rejected else 0``), for every judge that scores the two responses (``score_a`` /
@@ -78,6 +61,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from cap_core.analyses.source_rules import alpacaeval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.verdicts import choose_verdicts, verdict_rows
@@ -106,10 +90,7 @@ SOURCE_RULES: dict[str, str] = {
     "llmbar_equal": "LLMBar statistics.json: the two recorded winners equal (two unparsed count as equal)",
     "judgebench_score": "JudgeBench metrics.py: +1 per game with decision == label, -1 per opposite "
                         "decision; a pair is correct when the sum is positive",
-    "alpacaeval_win_rate": "AlpacaEval win_rate: mean of (preference - 1) over preferences in [1, 2]; a draw "
-                           "(1.5 or 0) counts half a win, a weighted preference its probability",
-    "alpacaeval_discrete_win_rate": "AlpacaEval discrete_win_rate: each preference rounded to win (> 1.5), "
-                                    "loss (< 1.5) or draw (1.5 or 0, half a win), then averaged",
+    **alpacaeval.RULES,
     "rewardbench_accuracy": "RewardBench run_rm.py: 1 if the chosen response scores strictly above the "
                             "rejected one, else 0 (equal or missing scores 0)",
 }
@@ -123,7 +104,7 @@ CAP_COUNTERPART: dict[str, tuple[str, str]] = {
     "rewardbench_accuracy": ("overall", "pa"),
 }
 #: Source metrics that rate something other than the judge's accuracy: no CAP counterpart.
-NO_COUNTERPART = ("alpacaeval_win_rate", "alpacaeval_discrete_win_rate")
+NO_COUNTERPART = tuple(alpacaeval.RULES)
 
 _ADVERSARIAL = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 _TOL = 1e-9
@@ -232,45 +213,6 @@ def _judgebench_rows(p: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([per, overall.select(per.columns)]).with_columns(pl.lit("judgebench_score").alias("metric"))
 
 
-def _pair_of(item_id: str) -> tuple[str, str] | None:
-    """``(generator A, generator B)`` of an AlpacaEval item id ``<hash>:<A>|<B>``, or None."""
-    _, sep, pair = str(item_id).partition(":")
-    a, bar, b = pair.partition("|")
-    return (a, b) if sep and bar and a and b else None
-
-
-def _alpacaeval_rows(ds: Dataset) -> pl.DataFrame:
-    """AlpacaEval's win rates per (annotator, generator pair), from verdict and confidence (module notes)."""
-    j = ds.judgments.filter(pl.col("benchmark").map_elements(source_of, return_dtype=pl.String) == "alpacaeval")
-    if "confidence" not in j.columns:
-        j = j.with_columns(pl.lit(None, dtype=pl.Float64).alias("confidence"))
-    recs = []
-    for (judge, bench), grp in j.group_by("judge", "benchmark", maintain_order=True):
-        pairs: dict[tuple[str, str], list[float]] = {}
-        for item, verdict, conf in grp.select("item_id", "verdict", "confidence").iter_rows():
-            pair = _pair_of(item)
-            if pair is None or verdict not in ("A", "B", "tie"):
-                continue  # unparsed or missing: AlpacaEval drops what is not a preference
-            c = 1.0 if conf is None else float(conf)
-            p_b = 0.5 if verdict == "tie" else (c if verdict == "B" else 1.0 - c)
-            pairs.setdefault(pair, []).append(p_b)
-        in_pairs: dict[str, int] = {}
-        for a, b in pairs:
-            in_pairs[a] = in_pairs.get(a, 0) + 1
-            in_pairs[b] = in_pairs.get(b, 0) + 1
-        for (a, b), p_bs in pairs.items():
-            a_base, b_base = in_pairs[a] == len(pairs), in_pairs[b] == len(pairs)
-            known = a_base != b_base  # exactly one generator is in every pair: it is the baseline
-            model_wins = [1.0 - p for p in p_bs] if (known and b_base) else p_bs
-            model, base = (a, b) if (known and b_base) else (b, a)
-            discrete = [1.0 if p > 0.5 else (0.0 if p < 0.5 else 0.5) for p in model_wins]
-            for metric, vals in (("alpacaeval_win_rate", model_wins), ("alpacaeval_discrete_win_rate", discrete)):
-                recs.append({"judge": judge, "benchmark": bench, "subset": f"{model} vs {base}", "metric": metric,
-                             "value": 100.0 * sum(vals) / len(vals), "n": len(vals), "_known": known})
-    return pl.DataFrame(recs, schema={"judge": pl.String, "benchmark": pl.String, "subset": pl.String,
-                                      "metric": pl.String, "value": pl.Float64, "n": pl.Int64, "_known": pl.Boolean})
-
-
 def _rewardbench_rows(ds: Dataset) -> pl.DataFrame:
     """RewardBench-style accuracy of the judges that score both responses (module notes), per subset and all."""
     from cap_core.profile.conditions import MISSING_SUBSET
@@ -307,13 +249,6 @@ def _rewardbench_rows(ds: Dataset) -> pl.DataFrame:
 
 def _reason(r: dict) -> str:
     m = r["metric"]
-    if m in NO_COUNTERPART:
-        why = ("a win rate of the model over the baseline under AlpacaEval's rule (a draw is half a win); it rates "
-               "the generators, not the judge, so CAP has no counterpart")
-        if not r.get("_known"):
-            why += ("; which generator was the baseline (generator_1) is not in the data: this is the win rate of "
-                    "the generator named first in the subset over the one named second")
-        return why
     if r["cap_value"] is None:
         return "CAP has no value here"
     if abs(r["value"] - r["cap_value"]) <= _TOL:
@@ -377,7 +312,8 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
         the processed sets) plus ``Adversarial``, the mean of the four adversarial
         subsets' values as the LLMBar paper averages them. JudgeBench subsets are the
         categories plus ``all``. AlpacaEval subsets are ``"<model> vs <baseline>"`` pairs
-        (``cap_metric`` and ``cap_value`` null); RewardBench ones the items' subsets plus
+        (``cap_metric`` and ``cap_value`` null; its ``*_n_*`` values are counts, and a value it
+        cannot compute is null with the reason naming what is missing); RewardBench ones the items' subsets plus
         ``all``. Sorted by benchmark, judge, subset, metric. Empty (with the schema) when no
         judge of these sources is present.
 
@@ -403,7 +339,7 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
     sub = ds.select(benchmarks=benches, judges=judges) if benches else None
     if sub is None or sub.judgments.height == 0:
         return pl.DataFrame(schema=SOURCE_METRICS_SCHEMA)
-    extra = ["_k_differs", "_k_unp2", "_k_tie2", "_k_half", "_k_split", "_recorded", "_n_orders", "_known"]
+    extra = ["_k_differs", "_k_unp2", "_k_tie2", "_k_half", "_k_split", "_recorded", "_n_orders"]
 
     def norm(frame: pl.DataFrame) -> pl.DataFrame:
         for c in extra:
@@ -411,7 +347,7 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
                 frame = frame.with_columns(pl.lit(None).alias(c))
         return frame.select("judge", "benchmark", "subset", "metric", pl.col("value").cast(pl.Float64),
                             pl.col("n").cast(pl.Int64),
-                            *[pl.col(c).cast(pl.Boolean if c in ("_recorded", "_known") else pl.Int64)
+                            *[pl.col(c).cast(pl.Boolean if c == "_recorded" else pl.Int64)
                               for c in extra])
 
     parts = []
@@ -427,11 +363,9 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
     rb = _rewardbench_rows(sub)
     if rb.height:
         parts.append(norm(rb))
-    ae = _alpacaeval_rows(sub)
-    ae = norm(ae).with_columns(pl.lit(None, dtype=pl.String).alias("cap_metric"),
-                               pl.lit(None, dtype=pl.Float64).alias("cap_value")) if ae.height else None
-    if not parts and ae is None:
-        return pl.DataFrame(schema=SOURCE_METRICS_SCHEMA)
+    # sources whose module gives each row its rule and reason (no CAP counterpart)
+    out = [alpacaeval.alpacaeval_rows(sub).with_columns(pl.lit(None, dtype=pl.String).alias("cap_metric"),
+                                                        pl.lit(None, dtype=pl.Float64).alias("cap_value"))]
     if parts:
         rows = pl.concat(parts)
         prof = compute_profile(sub, n_resamples=1, seed=0, by_subset=True).profile
@@ -454,14 +388,10 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
                 *[pl.col(c).sum() if c.startswith("_k_") else pl.col(c).first() for c in extra],
             ).with_columns(pl.lit("Adversarial").alias("subset"))
             rows = pl.concat([rows, mean.select(rows.columns)])
-        if ae is not None:
-            rows = pl.concat([rows, ae.select(rows.columns)])
-    else:
-        rows = ae
-    reasons = [_reason(r) for r in rows.iter_rows(named=True)]
-    out = rows.with_columns(
-        pl.col("metric").replace_strict(SOURCE_RULES, return_dtype=pl.String).alias("rule"),
-        pl.Series("reason", reasons, dtype=pl.String),
-    )
-    return out.select(list(SOURCE_METRICS_SCHEMA)).cast(SOURCE_METRICS_SCHEMA).sort(
+        reasons = [_reason(r) for r in rows.iter_rows(named=True)]
+        out.append(rows.with_columns(
+            pl.col("metric").replace_strict(SOURCE_RULES, return_dtype=pl.String).alias("rule"),
+            pl.Series("reason", reasons, dtype=pl.String),
+        ))
+    return pl.concat([o.select(list(SOURCE_METRICS_SCHEMA)).cast(SOURCE_METRICS_SCHEMA) for o in out]).sort(
         "benchmark", "judge", "subset", "metric")

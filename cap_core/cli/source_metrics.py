@@ -1,14 +1,16 @@
 """CLI verb ``source-metrics``: each source's own published metrics beside CAP's.
 
-``source-metrics --data DIR [--judge J ...] --out FILE.csv``
+``source-metrics --data DIR [--judge J ...] [--out FILE.csv]``
     Per judge, the metrics LLMBar (``llmbar_correct_average``, ``llmbar_correct_both``,
     ``llmbar_equal``), JudgeBench (``judgebench_score``), AlpacaEval (``alpacaeval_win_rate``,
-    ``alpacaeval_discrete_win_rate``) and RewardBench (``rewardbench_accuracy``, for judges
-    with ``score_a``/``score_b``) publish, computed under their own rules from the sources'
-    recorded verdicts
+    ``alpacaeval_discrete_win_rate``, ``alpacaeval_standard_error``, the counts ``alpacaeval_n_*``
+    and the length-controlled win rate, per annotator and model vs baseline) and RewardBench
+    (``rewardbench_accuracy``, for judges with ``score_a``/``score_b``) publish, computed under
+    their own rules from the sources' recorded verdicts
     (:func:`cap_core.analyses.source_metrics.source_metrics`). Columns ``judge,
     benchmark, subset, metric, value, n, rule`` (value in percent), then CAP's
     counterpart ``cap_metric, cap_value`` and a one-line ``reason`` where they differ.
+    Without ``--out`` the CSV is printed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ def _source_metrics(args: argparse.Namespace) -> str:
             got=", ".join(ds.benchmarks),
             fix="import an LLMBar or JudgeBench folder first; other sources publish no metric CAP computes here",
         )
+    if args.out is None:
+        from cap_core.export import to_csv_bytes
+
+        return to_csv_bytes(out).decode("utf-8").rstrip("\n")
     write_csv(out, args.out)
     differ = out.filter(out["reason"] != "").height
     return f"wrote {out.height} source-metric rows to {args.out} ({differ} differ from CAP's value; see reason)"
@@ -52,5 +58,5 @@ def register(subparsers) -> None:
     )
     p.add_argument("--data", type=Path, required=True, help="dataset directory (from `import llmbar|judgebench|alpacaeval|...`)")
     p.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
-    p.add_argument("--out", type=Path, required=True, help="CSV to write")
+    p.add_argument("--out", type=Path, help="CSV to write (default: print it)")
     p.set_defaults(handler=_source_metrics)

@@ -11,7 +11,9 @@
 ``default_data``  the build of the embedded ``data/`` folder from the public data folder
 
 May import: the ``cap_core`` root and the domain packages whose models the importers
-fill (``audit.label_set``) or whose derived figures the default-data build writes.
+fill (``audit.label_set``), whose source rules they share (``analyses.source_rules``: a
+source's encoding read by both its importer and its metrics) or whose derived figures the
+default-data build writes.
 """
 
 __all__ = ["import_llmbar", "import_judgebench", "import_table"]

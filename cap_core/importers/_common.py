@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -29,10 +31,18 @@ def check_dir(path: Path | str, what: str) -> Path:
 
 
 def load_json(path: Path) -> object:
-    """Parse a JSON file, raising CAPInputError that names the file on failure."""
+    """Parse a JSON file (gzip-compressed when its name ends in ``.gz``), raising CAPInputError that
+    names the file on failure."""
     if not path.is_file():
         raise CAPInputError("expected file is missing", file=str(path), fix="re-download the benchmark folder")
-    text, _ = decode_text(path.read_bytes(), path.name)
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CAPInputError("not a readable gzip file", file=str(path), got=type(exc).__name__,
+                                fix="re-compress it with gzip, or pass the uncompressed file") from None
+    text, _ = decode_text(raw, path.name)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -129,54 +129,8 @@ def test_other_benchmarks_give_no_rows():
     assert out.height == 0 and out.schema == pl.Schema(SOURCE_METRICS_SCHEMA)
 
 
-# ------------------------------------------------------------------ AlpacaEval and RewardBench (hand-made)
-
-def _annotations(tmp_path: Path) -> Path:
-    """Two models against one baseline ``zz_baseline`` (it sorts last, so every item is stored flipped)."""
-    import json
-
-    def rec(i, model, annotator, pref):
-        return {"instruction": f"instruction {model} {i}", "output_1": f"base {i}", "generator_1": "zz_baseline",
-                "output_2": f"{model} {i}", "generator_2": model, "annotator": annotator, "preference": pref}
-
-    judge = {"m1": [2, 1.5, 1, 1.7], "m2": [0, 2, "x"]}
-    humans = {"m1": [2, 2, 1, 2], "m2": [2, 2, 1]}
-    records = [rec(i, m, "judge", p) for m, prefs in judge.items() for i, p in enumerate(prefs)]
-    records += [rec(i, m, "humans", p) for m, prefs in humans.items() for i, p in enumerate(prefs)]
-    path = tmp_path / "annotations.json"
-    path.write_text(json.dumps(records))
-    return path
-
-
-def test_alpacaeval_win_rate_counts_a_draw_half_and_drops_unparsed(tmp_path):
-    from cap_core.importers.alpacaeval import import_alpacaeval
-
-    ds = import_alpacaeval(_annotations(tmp_path), gold_judge="humans")
-    out = source_metrics(ds)
-    got = {(r["subset"], r["metric"]): (r["value"], r["n"]) for r in out.iter_rows(named=True)}
-    # by hand, AlpacaEval's mean of (preference - 1): m1 (1 + 0.5 + 0 + 0.7) / 4; m2 (0.5 + 1) / 2, "x" dropped
-    assert got[("m1 vs zz_baseline", "alpacaeval_win_rate")] == (pytest.approx(55.0), 4)
-    assert got[("m2 vs zz_baseline", "alpacaeval_win_rate")] == (pytest.approx(75.0), 2)
-    # discrete: 1.7 rounds to a win -> (1 + 0.5 + 0 + 1) / 4; m2 unchanged
-    assert got[("m1 vs zz_baseline", "alpacaeval_discrete_win_rate")] == (pytest.approx(62.5), 4)
-    assert got[("m2 vs zz_baseline", "alpacaeval_discrete_win_rate")] == (pytest.approx(75.0), 2)
-    assert out["cap_value"].is_null().all() and out["cap_metric"].is_null().all()
-    assert all("half a win" in r for r in out["rule"]) and all("no counterpart" in r for r in out["reason"])
-
-
-def test_alpacaeval_single_pair_says_the_baseline_is_unknown():
-    from cap_core.importers.alpacaeval import import_alpacaeval
-
-    ds = import_alpacaeval(Path(__file__).resolve().parents[2] / "fixtures" / "alpacaeval", gold_judge="humans")
-    w = source_metrics(ds).filter(pl.col("judge") == "weighted_alpaca_eval_gpt4_turbo")
-    got = {r["metric"]: r for r in w.iter_rows(named=True)}
-    # one pair only: oriented gpt4_1106_preview (named second in the item) over alpaca-7b. Kept items (gold):
-    # preferences 1.0, 2.0, 1.2, 1.9 (null dropped) -> P(gpt4 wins) 1, 0, 0.8, 0.1 -> 47.5 %; discrete 1, 0, 1, 0
-    rate = got["alpacaeval_win_rate"]
-    assert rate["subset"] == "gpt4_1106_preview vs alpaca-7b" and rate["n"] == 4
-    assert rate["value"] == pytest.approx(47.5) and "not in the data" in rate["reason"]
-    assert got["alpacaeval_discrete_win_rate"]["value"] == pytest.approx(50.0)
-
+# ------------------------------------------------------------------ RewardBench (hand-made)
+# (AlpacaEval's figures: tests/cap_core/importers/test_alpacaeval.py)
 
 def _scored(scores, gold, subsets, verdicts=None) -> Dataset:
     """One judge; ``scores`` per item: ((a, b) in AB, (a, b) in BA), scores of the ORIGINAL A and B."""
