@@ -32,7 +32,7 @@ else:
     others = [j for j in judges if j != a]
     b = c2.selectbox("Judge B", others, key=kept("cmp_b", others[0], options=others))
     try:
-        rows = cc.paired(sel.fingerprint, sel.ds, a, b, bench)
+        rows = cc.paired(sel.fingerprint, sel.ds, a, b, bench, sel.failures)
     except CAPInputError as err:
         st.warning(str(err))
     else:
@@ -94,7 +94,7 @@ if not flags:
 else:
     flag = st.selectbox("Exclude items flagged", flags, key=kept("cmp_flag", flags[0], options=flags))
     try:
-        qc = cc.qc(sel.fingerprint, sel.ds, bench, flag, (a, b))
+        qc = cc.qc(sel.fingerprint, sel.ds, bench, flag, (a, b), sel.failures)
     except CAPInputError as err:
         st.warning(str(err))
     else:
@@ -105,7 +105,7 @@ else:
 st.subheader("Hard-empirical subset")
 st.warning(HARD_WARNING)
 try:
-    table, n_hard, n_cand = cc.hard(sel.fingerprint, sel.ds, bench, (a, b))
+    table, n_hard, n_cand = cc.hard(sel.fingerprint, sel.ds, bench, (a, b), sel.failures)
 except CAPInputError as err:
     st.info(str(err))
 else:

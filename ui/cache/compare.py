@@ -31,11 +31,13 @@ def judges(fingerprint: str, _ds: Dataset | None, benchmark: str) -> list[str]:
 
 
 @st.cache_data(max_entries=32, show_spinner="Paired bootstrap…")
-def paired(fingerprint: str, _ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> pl.DataFrame:
-    """Paired comparison of two judges on their jointly scored items (Jev §3.5)."""
+def paired(fingerprint: str, _ds: Dataset, judge_a: str, judge_b: str, benchmark: str,
+           failures: str = "count") -> pl.DataFrame:
+    """Paired comparison of two judges on the items both received (Jev §3.5), under the failure rule."""
     from cap_core.analyses.judge_comparison import compare_judges
 
-    return compare_judges(_ds, judge_a, judge_b, benchmark, n_resamples=cache.N_RESAMPLES, seed=cache.SEED)
+    return compare_judges(_ds, judge_a, judge_b, benchmark, n_resamples=cache.N_RESAMPLES, seed=cache.SEED,
+                          failures=failures)
 
 
 @st.cache_data(max_entries=16)
@@ -83,17 +85,18 @@ def flags(fingerprint: str, _ds: Dataset, benchmark: str) -> list[str]:
 
 
 @st.cache_data(max_entries=16, show_spinner="Recomputing without flagged items…")
-def qc(fingerprint: str, _ds: Dataset, benchmark: str, flag: str, judges: tuple[str, ...]) -> pl.DataFrame:
+def qc(fingerprint: str, _ds: Dataset, benchmark: str, flag: str, judges: tuple[str, ...],
+       failures: str = "count") -> pl.DataFrame:
     """QC sensitivity of the chosen judges on one benchmark, primary metrics only (CAP App. A.6)."""
     from cap_core.analyses.qc_sensitivity import qc_sensitivity
 
     out = qc_sensitivity(_ds, flag, benchmarks=[benchmark], judges=list(judges), n_resamples=QC_RESAMPLES,
-                         seed=cache.SEED)
+                         seed=cache.SEED, failures=failures)
     return out.filter(pl.col("primary")).drop("primary")
 
 
 @st.cache_data(max_entries=16, show_spinner="Profiling the hard subset…")
-def hard(fingerprint: str, _ds: Dataset, benchmark: str, selectors: tuple[str, ...]
+def hard(fingerprint: str, _ds: Dataset, benchmark: str, selectors: tuple[str, ...], failures: str = "count"
          ) -> tuple[pl.DataFrame, int, int]:
     """Hard-empirical profile of the selectors (CAP App. A.5) beside their values on all items.
 
@@ -103,8 +106,10 @@ def hard(fingerprint: str, _ds: Dataset, benchmark: str, selectors: tuple[str, .
     from cap_core.analyses.hard_subsets import hard_empirical_profile
     from cap_core.profile.selection import view_cells
 
-    res = hard_empirical_profile(_ds, benchmark, list(selectors), n_resamples=cache.N_RESAMPLES, seed=cache.SEED)
-    full = view_cells(cache.profile(fingerprint, _ds, benchmark)[0], f"{benchmark}:all", include_overall=True)
+    res = hard_empirical_profile(_ds, benchmark, list(selectors), n_resamples=cache.N_RESAMPLES, seed=cache.SEED,
+                                 failures=failures)
+    full = view_cells(cache.profile(fingerprint, _ds, benchmark, failures)[0], f"{benchmark}:all",
+                      include_overall=True)
     hv = res.profile.filter(pl.col("primary") & pl.col("judge").is_in(list(selectors)) & pl.col("value").is_not_null())
     table = hv.select("judge", "condition", "metric", pl.col("value").alias("hard"), "n_items").join(
         full.select("judge", "condition", pl.col("value").alias("all items")), on=["judge", "condition"], how="left")
