@@ -9,8 +9,11 @@ Rules (CAP §5 application-conditional choice; §3 shared-resample bootstrap):
 * Leader: the highest weighted score (ties: the higher P(best), then the first listed).
 * Paired difference of every other judge from the leader, replicate by replicate on the
   shared bootstrap resamples (so the difference has its own percentile interval).
-  Two-sided bootstrap p-value ``p = min(1, 2 min((#{d<=0}+1)/(B+1), (#{d>=0}+1)/(B+1)))``
-  with ``d`` the leader-minus-judge replicates. Holm's step-down correction
+  Two-sided bootstrap p-value of :func:`cap_core.analyses.judge_comparison.bootstrap_p`
+  (``min(1, 2 min((#{d<=0}+1)/(B+1), (#{d>=0}+1)/(B+1)))`` with ``d`` the
+  leader-minus-judge replicates, resolved past the ``2/(B+1)`` floor by the replicates'
+  normal tail, so separation is never limited by the resample count). The difference
+  intervals are the unadjusted percentile intervals at ``level``; Holm's step-down correction
   (as ``statsmodels.stats.multitest.multipletests(method="holm")`` computes it; see :func:`cap_core.analyses.judge_comparison.holm`) across the comparisons
   at ``alpha = 1 - level``; a judge whose Holm-adjusted p is not below alpha is **not
   separable** from the leader. Published judges are drawn from normal approximations of
@@ -32,7 +35,7 @@ from typing import Mapping
 import numpy as np
 import polars as pl
 
-from cap_core.analyses.judge_comparison import holm
+from cap_core.analyses.judge_comparison import bootstrap_p, holm
 from cap_core.bootstrap import percentile_interval
 from cap_core.choice.filters import Filter, apply_filters
 from cap_core.choice.sample_size import (
@@ -137,15 +140,6 @@ def condition_ranges(conds: list[str]) -> str:
     return ", ".join(out)
 
 
-def _p_two_sided(d: np.ndarray) -> float:
-    d = d[np.isfinite(d)]
-    if d.size == 0:
-        return math.nan
-    b = d.size
-    lo, hi = (np.sum(d <= 0) + 1) / (b + 1), (np.sum(d >= 0) + 1) / (b + 1)
-    return float(min(1.0, 2 * min(lo, hi)))
-
-
 def _display(judge: str, subset: str | None, source: str | None) -> str:
     if (source or "computed") == "computed":
         return judge if subset in (None, "", "all") else f"{judge} [{subset}]"
@@ -245,7 +239,7 @@ def choose(
             lo, hi = percentile_interval(d[np.isfinite(d)][:, None], level=level) if np.isfinite(d).any() else (
                 [math.nan], [math.nan])
             diffs[i] = [frame["score"][leader] - frame["score"][i], float(np.ravel(lo)[0]), float(np.ravel(hi)[0]),
-                        _p_two_sided(d)]
+                        bootstrap_p(d)]
             ps.append(diffs[i][3])
         adj, rej = holm(ps, alpha)
         for i, a, r in zip(others, adj, rej):

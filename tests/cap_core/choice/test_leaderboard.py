@@ -54,13 +54,29 @@ def test_scores_intervals_and_p_best_by_hand():
     d = draws_a - draws_b
     assert b["diff_vs_leader"][1] == pytest.approx(10 / 3)
     assert b["diff_ci_low"][1] == pytest.approx(np.percentile(d, 2.5))
-    # p = 2 * (0 + 1) / (5 + 1) = 1/3 for both comparisons; Holm: sorted p (1/3, 1/3) x (2, 1), running max
-    assert b["p_value"][1:].to_list() == pytest.approx([1 / 3, 1 / 3])
-    assert b["p_holm"][1:].to_list() == pytest.approx([2 / 3, 2 / 3])
-    # with five resamples nothing is significant: both not separable, and the sentence says so
-    assert b["separable"][1:].to_list() == [False, False]
-    assert ch.not_separable == [("B", "all", "computed"), ("C", "all", "computed")]
-    assert "B and C are not separable" in ch.sentence and "on these 100 items" in ch.sentence
+    # every replicate difference is above 0, so the counts give only p <= 2 / (5 + 1); past that floor p is the
+    # replicates' normal tail, 2 * sf(|mean| / sd) (scipy here); Holm: sorted p x (2, 1), running max
+    from scipy import stats
+
+    d_c = draws_a - (np.array(REPS[("C", "C1")]) + 2 * np.array(REPS[("C", "C7")])) / 3
+    p = [2 * stats.norm.sf(abs(x.mean()) / x.std(ddof=1)) for x in (d, d_c)]
+    assert b["p_value"][1:].to_list() == pytest.approx(p, rel=1e-9)
+    lo, hi = sorted(p)
+    assert sorted(b["p_holm"][1:].to_list()) == pytest.approx([2 * lo, max(2 * lo, hi)], rel=1e-9)
+    assert b["separable"][1:].to_list() == [True, True]
+    assert ch.not_separable == [] and "A leads" in ch.sentence and "Holm" in ch.sentence
+
+
+def test_judges_not_separable_are_named():
+    # B's replicates straddle A's: differences A - B of 3, -2, 4, -1, 1 (some below 0): p = 2 * (2 + 1) / 6 = 1
+    reps = {("A", "C1"): [80, 80, 80, 80, 80], ("B", "C1"): [77, 82, 76, 81, 79]}
+    rows = [_row(j, "C1", v) for j, v in (("A", 80.0), ("B", 79.0))]
+    prof = pl.DataFrame(rows, schema=PROFILE_SCHEMA)
+    ch = choose(prof, np.array([reps[(r["judge"], "C1")] for r in rows], dtype=float).T, {"C1": 1})
+    assert ch.leaderboard["p_value"][1] == pytest.approx(1.0)
+    assert ch.leaderboard["separable"][1] is False
+    assert ch.not_separable == [("B", "all", "computed")]
+    assert "B is not separable" in ch.sentence and "on these 100 items" in ch.sentence
     assert "leads" not in ch.sentence and "Holm" in ch.sentence
 
 

@@ -1,0 +1,34 @@
+"""Separation is never limited by the number of resamples: a bootstrap p-value resolves past 2/(B+1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+from cap_core.analyses.judge_comparison import bootstrap_p, holm
+from cap_core.cli.main import main
+
+
+def test_p_value_past_the_floor_is_the_normal_tail_of_the_replicates():
+    d = np.random.default_rng(0).normal(10.0, 1.0, size=200)  # no replicate at or below 0
+    want = 2 * stats.norm.sf(abs(d.mean()) / d.std(ddof=1))
+    assert bootstrap_p(d) == pytest.approx(want, rel=1e-9)
+    assert bootstrap_p(d) < 2 / 201
+    # Holm over 7 such comparisons still rejects at 0.05 (the counts alone would give 7 * 2/201 = 0.0697)
+    assert all(holm([bootstrap_p(d)] * 7, 0.05)[1])
+
+
+def test_p_value_inside_the_floor_is_the_count():
+    d = np.r_[np.full(10, -1.0), np.full(190, 1.0)]  # 10 of 200 at or below 0: p = 2 * 11 / 201
+    assert bootstrap_p(d) == pytest.approx(22 / 201)
+
+
+def test_lowest_judgebench_judge_is_separable_at_200_resamples(default_data_dir, tmp_path):
+    out = tmp_path / "s.csv"
+    assert main(["choose", "--data", str(default_data_dir), "--benchmark", "judgebench", "--preset", "balanced",
+                 "--bootstrap", "200", "--out", str(out)]) == 0
+    board = pl.read_csv(out).filter(pl.col("rank").is_not_null()).sort("rank")
+    last = board.row(-1, named=True)
+    assert last["diff_ci_low"] > 20 and last["separable"] is True
