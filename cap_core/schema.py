@@ -46,6 +46,14 @@ One data model flows through the whole project:
                                   and letters as ``verdict``; null when it records none
     verdict_rule         String   optional; which rule of :data:`VERDICT_RULES` produced
                                   ``verdict`` (e.g. equal scores -> tie)
+    verdict_strength     Int8     optional; how strongly the verdict prefers its winner
+                                  where the source grades it (:data:`ARENA_LABELS`:
+                                  2 = significantly better ``>>``, 1 = slightly better
+                                  ``>``, 0 = a tie ``=``); null where it does not
+    judge_prompt         String   optional; the name of the judge prompt (template) the
+                                  source used for this judgment, e.g. FastChat's
+                                  ``pair-v2`` / ``pair-math-v1``: a setting of the judge,
+                                  not a judge of its own; null where none is named
     ===================  =======  ========================================================
 
     ``judge``, ``benchmark`` and ``item_id`` are never null or blank. Every column holds
@@ -82,6 +90,8 @@ __all__ = [
     "STATUSES",
     "VERDICTS",
     "VERDICT_RULES",
+    "ARENA_LABELS",
+    "arena_label",
     "ORDERS",
     "GOLDS",
     "METRICS",
@@ -128,6 +138,34 @@ CONTENT_FAILURE_TYPES: dict[str, str] = {
 #: Coverage statuses (CAP Table 2), best first.
 STATUSES: tuple[str, ...] = ("direct", "approximate", "augmented", "unavailable")
 VERDICTS: tuple[str, ...] = ("A", "B", "tie", "unparsed")
+
+#: Arena-Hard's five-level comparison labels (lmarena/arena-hard-auto ``show_result.py``,
+#: ``utils/judge_utils.py``; JudgeBench's arena_hard judge writes the same) -> (verdict in the
+#: letters of the game that produced the label, strength): 2 = significantly better (``>>``,
+#: its ``show_result.py`` counts such a battle three times), 1 = slightly better, 0 = a tie.
+#: Both spellings of each comparison are listed (``B<A`` is ``A>B``); any other label (``A>>>B``,
+#: ``AB``, none) is no verdict. The one reading of these labels (:func:`arena_label`).
+ARENA_LABELS: dict[str, tuple[str, int]] = {
+    "A>>B": ("A", 2), "B<<A": ("A", 2),
+    "A>B": ("A", 1), "B<A": ("A", 1),
+    "A=B": ("tie", 0), "B=A": ("tie", 0),
+    "B>A": ("B", 1), "A<B": ("B", 1),
+    "B>>A": ("B", 2), "A<<B": ("B", 2),
+}
+
+
+def arena_label(label: object) -> tuple[str, int | None]:
+    """An Arena-Hard label -> ``(verdict, strength)`` by :data:`ARENA_LABELS`.
+
+    ``verdict`` is ``A`` / ``B`` / ``tie`` in the letters of the game that wrote the label,
+    or ``unparsed`` (strength None) for anything not in the table. Case, spaces and the
+    ``[[...]]`` brackets of the judge's reply are ignored (``[[a >> b]]`` reads as ``A>>B``).
+    """
+    if not isinstance(label, str):
+        return "unparsed", None
+    key = label.strip().strip("[]").replace(" ", "").upper()
+    return ARENA_LABELS.get(key, ("unparsed", None))
+
 ORDERS: tuple[str, ...] = ("AB", "BA")
 GOLDS: tuple[str, ...] = ("A", "B")
 
@@ -207,6 +245,8 @@ JUDGMENTS_SCHEMA: dict[str, pl.DataType] = {
     "tokens": pl.Int64,
     "verdict_recorded": pl.String,
     "verdict_rule": pl.String,
+    "verdict_strength": pl.Int8,
+    "judge_prompt": pl.String,
 }
 JUDGMENTS_REQUIRED: tuple[str, ...] = ("judge", "benchmark", "item_id", "order", "verdict")
 
@@ -743,6 +783,16 @@ def _judgment_value_checks(df: pl.DataFrame, file: str | None) -> None:
     if "verdict_rule" in df.columns:
         _check_allowed(df, "verdict_rule", tuple(VERDICT_RULES), "judgments", file,
                        "name one of the documented verdict rules or leave it empty", nullable=True)
+    if "verdict_strength" in df.columns:
+        _raise_first(
+            df,
+            pl.col("verdict_strength").is_not_null() & ~pl.col("verdict_strength").is_in([0, 1, 2]),
+            "verdict_strength outside the allowed set in the judgments table",
+            file=file,
+            column="verdict_strength",
+            expected="0 (tie), 1 (slightly better), 2 (significantly better) or empty",
+            fix="write the strength of a graded verdict (Arena-Hard: A>>B is 2, A>B is 1, A=B is 0), or leave it empty",
+        )
     if "rationale_supported" in df.columns:
         _raise_first(
             df,
@@ -785,7 +835,8 @@ def validate_judgments(
         ``verdict`` of type List), uncastable value, a null or blank ``judge`` /
         ``benchmark`` / ``item_id``, an id longer than :data:`MAX_ID_LENGTH`
         characters, ``order`` not AB/BA, ``verdict`` (or a non-null ``verdict_recorded``) not in
-        A/B/tie/unparsed, a ``verdict_rule`` outside :data:`VERDICT_RULES`, ``rationale_supported`` not 0/1, a negative (or NaN / infinite) ``cost_usd``,
+        A/B/tie/unparsed, a ``verdict_rule`` outside :data:`VERDICT_RULES`, ``verdict_strength`` not 0/1/2,
+        ``rationale_supported`` not 0/1, a negative (or NaN / infinite) ``cost_usd``,
         ``latency_s`` or ``tokens``, duplicate (judge, benchmark, item_id, order), a
         judgment with no item.
     """
@@ -805,7 +856,7 @@ def validate_judgments(
     # When every judgment names an item of the validated items table, its benchmark and item_id are
     # values that table has already passed, so their distinct values (one per item) need no second look.
     columns = [*_PRESENT_JUDGMENTS, *ID_COLUMNS, "order", "verdict", "verdict_recorded", "verdict_rule",
-               "rationale_supported"]
+               "verdict_strength", "rationale_supported"]
     if item_pos is not None and not item_pos.null_count():
         columns = [c for c in columns if c not in ("benchmark", "item_id")]
     if not _values_pass(lambda t: _judgment_value_checks(t, file), df, columns):

@@ -8,8 +8,9 @@
 ``qc_sensitivity``   the profile with flagged items left out (App. A.6)
 ``hard_subsets``     hard-empirical subsets and their profiles (App. A.5)
 ``bias_correction``  plug-in bias correction of accuracies (App. K)
-``source_metrics``   each source's own published metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench) beside CAP's
-``source_rules``     one module per source with rules of its own (``alpacaeval``: its encoding and leaderboard figures)
+``source_metrics``   each source's own published metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench, FastChat
+                     MT-Bench, Arena-Hard) beside CAP's
+``source_rules``     one module per source whose rules are its own (``alpacaeval``, ``fastchat``, ``arena_hard``)
 
 May import: the ``cap_core`` root and :mod:`cap_core.profile`.
 """

@@ -45,6 +45,13 @@ n_draws, n_total; the length-controlled win rate where its inputs are present), 
 under the rules of :mod:`cap_core.analyses.source_rules.alpacaeval`. They rate the generators,
 not the judge: CAP has no counterpart (``cap_value`` null).
 
+FastChat MT-Bench (Zheng et al., 2023) and Arena-Hard-Auto (Li et al., 2024): their rules live in
+:mod:`cap_core.analyses.source_rules.fastchat` (win rates of ``show_result.py``, judge-expert
+agreement of ``compute_agreement.py``) and :mod:`cap_core.analyses.source_rules.arena_hard` (the
+model's score against the baseline, ``>>`` counting three battles), for the ``mtbench`` and
+``arena_hard`` benchmarks; each row carries its rule and reason. They rate the models or compare
+with every human vote: CAP has no counterpart (``cap_value`` null).
+
 RewardBench (Lambert et al., 2024; ``scripts/run_rm.py`` of allenai/reward-bench: ``1 if
 chosen > rejected else 0``), for every judge that scores the two responses (``score_a`` /
 ``score_b``, e.g. reward models):
@@ -61,7 +68,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from cap_core.analyses.source_rules import alpacaeval
+from cap_core.analyses.source_rules import alpacaeval, arena_hard, fastchat
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.verdicts import choose_verdicts, verdict_rows
@@ -93,6 +100,8 @@ SOURCE_RULES: dict[str, str] = {
     **alpacaeval.RULES,
     "rewardbench_accuracy": "RewardBench run_rm.py: 1 if the chosen response scores strictly above the "
                             "rejected one, else 0 (equal or missing scores 0)",
+    **fastchat.RULES,
+    **arena_hard.RULES,
 }
 
 #: CAP's nearest metric for each source metric: (condition, metric) of the profile.
@@ -104,18 +113,21 @@ CAP_COUNTERPART: dict[str, tuple[str, str]] = {
     "rewardbench_accuracy": ("overall", "pa"),
 }
 #: Source metrics that rate something other than the judge's accuracy: no CAP counterpart.
-NO_COUNTERPART = tuple(alpacaeval.RULES)
+NO_COUNTERPART = (*alpacaeval.RULES, *fastchat.RULES, *arena_hard.RULES)
+#: Sources whose rules are a module of :mod:`cap_core.analyses.source_rules`: benchmark -> its rows
+#: function ``(ds, judges) -> frame`` (judge, benchmark, subset, metric, value, n, rule, reason).
+_OWN_RULES = {fastchat.BENCHMARK: fastchat.fastchat_rows, arena_hard.BENCHMARK: arena_hard.arena_hard_rows}
 
 _ADVERSARIAL = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 _TOL = 1e-9
 
 
 def source_of(benchmark: str) -> str | None:
-    """``"llmbar"`` for ``llmbar`` / ``llmbar_*``, ``"judgebench"`` for ``judgebench*``, ``"alpacaeval"``
-    for ``alpacaeval`` (the benchmark of the AlpacaEval importer), else None."""
+    """``"llmbar"`` for ``llmbar`` / ``llmbar_*``, ``"judgebench"`` for ``judgebench*``, ``"alpacaeval"``,
+    ``"mtbench"`` and ``"arena_hard"`` for the benchmarks of those importers, else None."""
     b = str(benchmark)
-    if b == "alpacaeval":
-        return "alpacaeval"
+    if b == "alpacaeval" or b in _OWN_RULES:
+        return b
     if b == "llmbar" or b.startswith("llmbar_"):
         return "llmbar"
     if b.startswith("judgebench"):
@@ -284,8 +296,8 @@ def _reason(r: dict) -> str:
 
 
 def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFrame:
-    """The metrics LLMBar, JudgeBench, AlpacaEval and RewardBench publish, per judge, under their own rules,
-    beside CAP's.
+    """The metrics LLMBar, JudgeBench, AlpacaEval, RewardBench, FastChat MT-Bench and Arena-Hard publish, per
+    judge, under their own rules, beside CAP's.
 
     Parameters
     ----------
@@ -293,7 +305,8 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
         Validated items and judgments; LLMBar benchmarks (``llmbar``, ``llmbar_*``) and
         JudgeBench ones (``judgebench*``) are scored, AlpacaEval's win rates come from the
         ``alpacaeval`` benchmark, RewardBench-style accuracy from every judge with
-        ``score_a`` / ``score_b`` on any benchmark; others are ignored. The source metrics
+        ``score_a`` / ``score_b`` on any benchmark, FastChat's from ``mtbench`` and Arena-Hard's
+        from ``arena_hard`` (:mod:`cap_core.analyses.source_rules`); others are ignored. The source metrics
         read ``verdict_recorded`` (the source's own verdict) where present, else
         ``verdict``; CAP's values read ``verdict`` (derived).
     judges : list of str, optional
@@ -313,8 +326,10 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
         subsets' values as the LLMBar paper averages them. JudgeBench subsets are the
         categories plus ``all``. AlpacaEval subsets are ``"<model> vs <baseline>"`` pairs
         (``cap_metric`` and ``cap_value`` null; its ``*_n_*`` values are counts, and a value it
-        cannot compute is null with the reason naming what is missing); RewardBench ones the items' subsets plus
-        ``all``. Sorted by benchmark, judge, subset, metric. Empty (with the schema) when no
+        cannot compute is null with the reason naming what is missing); RewardBench ones the items'
+        subsets plus ``all``; FastChat's the model (win rates) or the turn (agreement; judge ``human``
+        for expert-expert agreement) and Arena-Hard's ``"<category>: <model> vs <baseline>"`` (both
+        without a CAP counterpart). Sorted by benchmark, judge, subset, metric. Empty (with the schema) when no
         judge of these sources is present.
 
     Raises
@@ -366,6 +381,9 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
     # sources whose module gives each row its rule and reason (no CAP counterpart)
     out = [alpacaeval.alpacaeval_rows(sub).with_columns(pl.lit(None, dtype=pl.String).alias("cap_metric"),
                                                         pl.lit(None, dtype=pl.Float64).alias("cap_value"))]
+    out += [rows_of(ds.select(benchmarks=[b]), judges).with_columns(
+        pl.lit(None, dtype=pl.String).alias("cap_metric"), pl.lit(None, dtype=pl.Float64).alias("cap_value"))
+        for b, rows_of in _OWN_RULES.items() if b in sub.benchmarks]
     if parts:
         rows = pl.concat(parts)
         prof = compute_profile(sub, n_resamples=1, seed=0, by_subset=True).profile

@@ -4,8 +4,10 @@
     Per judge, the metrics LLMBar (``llmbar_correct_average``, ``llmbar_correct_both``,
     ``llmbar_equal``), JudgeBench (``judgebench_score``), AlpacaEval (``alpacaeval_win_rate``,
     ``alpacaeval_discrete_win_rate``, ``alpacaeval_standard_error``, the counts ``alpacaeval_n_*``
-    and the length-controlled win rate, per annotator and model vs baseline) and RewardBench
-    (``rewardbench_accuracy``, for judges with ``score_a``/``score_b``) publish, computed under
+    and the length-controlled win rate, per annotator and model vs baseline), RewardBench
+    (``rewardbench_accuracy``, for judges with ``score_a``/``score_b``), FastChat MT-Bench
+    (``fastchat_win_rate``, ``fastchat_win_rate_adjusted``, ``fastchat_agreement``,
+    ``fastchat_agreement_no_tie``) and Arena-Hard (``arena_hard_score``) publish, computed under
     their own rules from the sources' recorded verdicts
     (:func:`cap_core.analyses.source_metrics.source_metrics`). Columns ``judge,
     benchmark, subset, metric, value, n, rule`` (value in percent), then CAP's
@@ -50,10 +52,13 @@ def register(subparsers) -> None:
     """Add ``source-metrics`` to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "source-metrics",
-        help="the sources' own metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench) beside CAP's",
+        help="the sources' own metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench, MT-Bench, Arena-Hard) beside "
+             "CAP's",
         description="Each source's published metrics under its own rules (LLMBar: correct_average, correct_both, "
         "equal from the recorded winners; JudgeBench: the pair-level two-game score; AlpacaEval: the model's win "
         "rate over the baseline, a draw half a win; RewardBench: chosen scored strictly above rejected), with "
+        "FastChat MT-Bench: show_result.py win rates and compute_agreement.py judge-expert agreement; Arena-Hard: "
+        "the model's score against the baseline, >> counting three battles), with "
         "CAP's counterpart and the reason where they differ. Values in percent.",
     )
     p.add_argument("--data", type=Path, required=True, help="dataset directory (from `import llmbar|judgebench|alpacaeval|...`)")

@@ -13,6 +13,10 @@ presentation, and hand them to :func:`build_tool_dataset`. One rule per concern 
   ``target``), a gold table (``item_id,gold``), or the majority of the reference judges a
   glob pattern names (e.g. ``expert_*`` in MT-Bench's human judgments). The reference
   judges' rows then leave the judgments, so no judge is scored against itself.
+* :func:`judge_files` lists the files of a path (one file, or a folder searched by suffix) and
+  :func:`read_each` reads them one by one: a bad file in a folder is reported (one notice per
+  file: its name and the reason) and the good ones are kept; only a folder without any good
+  file is refused.
 
 Verdict mapping of each tool's encodings lives in that tool's module (one function each);
 anything a module does not recognise is ``unparsed`` and is counted.
@@ -34,7 +38,7 @@ from cap_core.importers._common import ORDER_OPERATOR, declaration, declarations
 from cap_core.io import read_table
 
 __all__ = ["Verdict", "Tally", "canonical_pair", "short_hash", "resolve_gold", "build_tool_dataset",
-           "FLIP", "GOLD_FIX"]
+           "judge_files", "read_each", "FLIP", "GOLD_FIX"]
 
 FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
 
@@ -62,6 +66,8 @@ class Verdict:
     latency_s: float | None = None
     tokens: int | None = None
     gold: str | None = None  # a gold label the source itself carries (inspect ``target``)
+    verdict_strength: int | None = None  # a graded verdict's strength (Arena-Hard: 2 >>, 1 >, 0 =)
+    judge_prompt: str | None = None  # the judge prompt the source names (FastChat ``pair-v2``)
 
 
 @dataclass
@@ -231,7 +237,8 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
             continue
         judg[jkey] = {"judge": r.judge, "benchmark": r.benchmark, "item_id": r.item_id, "order": r.order,
                       "verdict": r.verdict, "confidence": r.confidence, "cost_usd": r.cost_usd,
-                      "latency_s": r.latency_s, "tokens": r.tokens}
+                      "latency_s": r.latency_s, "tokens": r.tokens, "verdict_strength": r.verdict_strength,
+                      "judge_prompt": r.judge_prompt}
     if no_gold and gold:
         notes.append(f"{source}: {no_gold} of {len(items)} items have no gold label: they count only in metrics "
                      "that need none (C7 pure consistency).")
@@ -247,10 +254,76 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
         orders[(bench, item)].add(order)
     decl = [declaration(b, "C7", "direct", ORDER_OPERATOR, "order", ["AB", "BA"])
             for b in sorted({b for (b, _), o in orders.items() if len(o) == 2})]
-    schema = {"confidence": pl.Float64, "cost_usd": pl.Float64, "latency_s": pl.Float64, "tokens": pl.Int64}
+    schema = {"confidence": pl.Float64, "cost_usd": pl.Float64, "latency_s": pl.Float64, "tokens": pl.Int64,
+              "verdict_strength": pl.Int8, "judge_prompt": pl.String}
     jframe = pl.DataFrame(list(judg.values()), schema={"judge": pl.String, "benchmark": pl.String,
                                                        "item_id": pl.String, "order": pl.String,
                                                        "verdict": pl.String, **schema})
     iframe = pl.DataFrame(list(items.values()), schema={"benchmark": pl.String, "item_id": pl.String,
                                                         "subset": pl.String, "gold": pl.String})
     return Dataset.build(iframe, jframe, declarations_frame(decl), notices=tuple(notes))
+
+
+def judge_files(path: Path | str, suffixes: tuple[str, ...], *, source: str, expected: str, fix: str,
+                skip=None) -> list[Path]:
+    """The judgment files at ``path``: the file itself, or a folder's files (searched recursively)
+    whose suffix is in ``suffixes``, sorted (``skip(path)`` True leaves a file out).
+
+    Raises
+    ------
+    CAPInputError
+        ``path`` does not exist, or a folder holds no such file (``expected`` and ``fix`` say
+        which files the tool writes).
+    """
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in suffixes
+                       and not (skip is not None and skip(f)))
+        if found:
+            return found
+        raise CAPInputError(f"no {source} files in the folder", file=str(p), expected=expected, fix=fix)
+    raise CAPInputError(f"{source} files not found", file=str(p), expected=expected,
+                        fix="check the path: " + fix)
+
+
+def read_each(files: list[Path], read, *, source: str) -> tuple[list, list[str]]:
+    """Read every file with ``read(path)`` (a list of records each); a bad file does not lose the others.
+
+    Parameters
+    ----------
+    files : list of pathlib.Path
+        From :func:`judge_files`.
+    read : callable
+        Returns the file's records, raising :class:`CAPInputError` for a file it cannot use.
+    source : str
+        The tool's name, for the notices.
+
+    Returns
+    -------
+    (records, notices)
+        The records of the good files in file order, and one notice per bad file naming it
+        and the reason (the error's one line).
+
+    Raises
+    ------
+    CAPInputError
+        Every file is bad: the first file's error (with the number of other bad files added
+        to its problem when there are several).
+    """
+    records, notices, errors = [], [], []
+    for f in files:
+        try:
+            records += read(f)
+        except CAPInputError as err:
+            err = err.with_file(str(f))
+            errors.append(err)
+            notices.append(f"{source}: skipped {f.name}: {err}")
+    if errors and len(errors) == len(files):
+        first = errors[0]
+        if len(errors) > 1:
+            first = first.replace(problem=f"{first.problem} (and {len(errors) - 1} other file(s) of the folder "
+                                          "could not be read either)")
+        raise first
+    return records, notices

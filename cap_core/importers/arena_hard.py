@@ -1,19 +1,28 @@
 """Import Arena-Hard-Auto judgment files into the CAP data model.
 
-Format read (lmarena/arena-hard-auto, ``data/<bench>/model_judgment/<judge>/<model>.jsonl``):
-one JSON object a line with ``uid`` (``question_id`` in v0.1 files), ``category`` (v2),
-``judge``, ``model``, ``baseline`` (v2; v0.1 files name it only in their config) and ``games``:
-two entries, each null when the call failed or an object whose ``score`` is the label the
-judge's verdict regex found (null when none). Game 1 showed the baseline as assistant A and
-the model as B; game 2 swapped them (``gen_judgment.py``).
+Format read (lmarena/arena-hard-auto, ``gen_judgment.py``; files
+``data/<bench>/model_judgment/<judge>/<model>.jsonl``), one JSON object a line:
 
-Labels (``show_result.py``): ``A>>B``, ``A>B`` (A better), ``A=B`` / ``B=A`` (tie),
-``B>A``, ``B>>A``, ``A<B``, ``A<<B`` (B better), ``B<A``, ``B<<A`` (A better), in the
-letters of that game. :func:`score_verdict` is the one reading; anything else is unparsed.
+* v2 layout (the repository since 2025, also its re-exported v0.1 files): ``uid``,
+  ``category``, ``judge``, ``model``, ``baseline`` and ``games``;
+* v0.1 layout (2024): ``question_id``, ``model``, ``judge`` and ``games``; the baseline is
+  named only in the run's config (``gpt-4-0314`` for arena-hard-v0.1): pass it as
+  ``baseline``.
 
-An item is one question with one (baseline, model) pair, oriented by
-:func:`cap_core.importers._tools.canonical_pair`: id ``<uid>:<model A>|<model B>``, subset
-the ``category``. The game that showed model A first is order ``AB``.
+``games`` holds two entries, each null when the call failed or an object whose ``score`` is
+the label the judge's verdict regex found (null when none). Game 1 showed the baseline as
+assistant A and the model as B; game 2 swapped them.
+
+Labels are read by :func:`cap_core.schema.arena_label` (the one Arena label table,
+:data:`cap_core.schema.ARENA_LABELS`): ``A>>B``, ``A>B``, ``A=B``, ``B>A``, ``B>>A`` and the
+reversed spellings, in the letters of the game. The verdict keeps its letter in the item's
+letters (``verdict``) and its strength in ``verdict_strength`` (2 for ``>>``, which Arena's
+``show_result.py`` counts as three battles; 1 for ``>``; 0 for a tie). Anything else, and a
+null game, is ``unparsed`` (counted in the notices).
+
+An item is one question with one (baseline, model) pair, the baseline as A: id
+``<uid>:<baseline>|<model>``, subset the ``category``. Game 1 is order ``AB``, game 2 ``BA``
+(its letters swapped back). Gold ``B`` means the model's answer is the better one.
 """
 
 from __future__ import annotations
@@ -23,40 +32,22 @@ from pathlib import Path
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_jsonl
-from cap_core.importers._tools import (
-    FLIP,
-    Tally,
-    Verdict,
-    build_tool_dataset,
-    canonical_pair,
-)
+from cap_core.importers._tools import FLIP, Tally, Verdict, build_tool_dataset, judge_files, read_each
+from cap_core.schema import arena_label
 
-__all__ = ["import_arena_hard", "score_verdict", "read_judgment_file"]
+__all__ = ["import_arena_hard", "read_judgment_file", "BENCHMARK", "UNNAMED_BASELINE"]
 
 BENCHMARK = "arena_hard"
-_LABELS = {
-    "A>>B": "A", "A>B": "A", "B<A": "A", "B<<A": "A",
-    "A=B": "tie", "B=A": "tie",
-    "B>A": "B", "B>>A": "B", "A<B": "B", "A<<B": "B",
-}
-
-
-def score_verdict(score: object) -> str:
-    """An Arena-Hard game ``score`` -> ``A`` / ``B`` / ``tie`` (the game's letters) or ``unparsed``.
-
-    Brackets and spaces around the label are ignored (``[[A>B]]`` reads as ``A>B``).
-    """
-    if not isinstance(score, str):
-        return "unparsed"
-    s = score.strip().strip("[]").replace(" ", "").upper()
-    return _LABELS.get(s, "unparsed")
+#: The baseline's name in items of v0.1 files read without ``baseline``.
+UNNAMED_BASELINE = "baseline"
 
 
 def read_judgment_file(path: Path, tally: Tally, *, baseline: str | None = None) -> list[Verdict]:
-    """The verdicts of one Arena-Hard judgment file.
+    """The verdicts of one Arena-Hard judgment file (module notes).
 
-    ``baseline`` names the baseline model of files that do not (v0.1); a record's own
-    ``baseline`` wins. The judge is the record's ``judge``, else the file's folder name.
+    ``baseline`` names the baseline model of v0.1 files (a record's own ``baseline`` wins;
+    without either the baseline is called :data:`UNNAMED_BASELINE`). The judge is the
+    record's ``judge``, else the file's folder name.
 
     Raises
     ------
@@ -78,34 +69,20 @@ def read_judgment_file(path: Path, tally: Tally, *, baseline: str | None = None)
                                 column="games", expected="a list of 2 games (baseline first, then swapped)",
                                 got=len(games) if isinstance(games, list) else type(games).__name__,
                                 fix="re-run gen_judgment.py for this question, or remove the line")
-        base = rec.get("baseline") or baseline or "baseline"
-        a, b, swapped = canonical_pair(base, rec["model"])
+        base = str(rec.get("baseline") or baseline or UNNAMED_BASELINE)
+        model = str(rec["model"])
         judge = str(rec.get("judge") or path.parent.name)
         for g, game in enumerate(games):
             raw = game.get("score") if isinstance(game, dict) else None
-            letter = score_verdict(raw)  # in the game's letters: A = baseline in game 1, model in game 2
-            baseline_first = g == 0
-            # canonical A is shown first when (baseline is A) == (baseline shown first)
-            a_first = (not swapped) == baseline_first
-            verdict = letter if a_first else FLIP[letter]
+            letter, strength = arena_label(raw)  # the game's letters: game 1 A = baseline, game 2 A = model
+            verdict = letter if g == 0 else FLIP[letter]
+            meaning = {"A": "baseline better", "B": "model better"}.get(verdict, verdict)
             tally.add(judge, raw if isinstance(game, dict) else "null game", verdict,
-                      {"A": "game's A", "B": "game's B"}.get(letter, letter))
-            out.append(Verdict(benchmark=BENCHMARK, item_id=f"{uid}:{a}|{b}", judge=judge,
-                               order="AB" if a_first else "BA", verdict=verdict, file=path.name, row=i,
-                               subset=str(rec.get("category") or "all")))
+                      meaning + (" (strongly)" if strength == 2 else ""))
+            out.append(Verdict(benchmark=BENCHMARK, item_id=f"{uid}:{base}|{model}", judge=judge,
+                               order="AB" if g == 0 else "BA", verdict=verdict, file=path.name, row=i,
+                               subset=str(rec.get("category") or "all"), verdict_strength=strength))
     return out
-
-
-def _files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        found = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
-        if found:
-            return found
-        raise CAPInputError("no judgment files in the folder", file=str(path),
-                            expected="model_judgment/<judge>/<model>.jsonl files", fix="point at model_judgment/")
-    raise CAPInputError("Arena-Hard judgments not found", file=str(path), fix="check the path")
 
 
 def import_arena_hard(path: Path | str, *, gold_judge: str | None = None, gold: Path | str | None = None,
@@ -116,24 +93,34 @@ def import_arena_hard(path: Path | str, *, gold_judge: str | None = None, gold: 
     ----------
     path : pathlib.Path or str
         A ``<model>.jsonl`` judgment file or a folder (``model_judgment/``) searched for them.
+        In a folder, a file that cannot be read is skipped with a notice naming it and the
+        reason; the others are imported.
     gold_judge, gold
         The reference (:func:`cap_core.importers._tools.resolve_gold`); Arena-Hard has no
-        human labels, so gold is a reference judge's verdicts or a table of your own.
+        human labels, so gold is a reference judge's verdicts or a table of your own. Without
+        one the items have no gold: C7 pure consistency and Arena's own score are computed.
     baseline : str, optional
         Baseline model of v0.1 files (their records do not name it; e.g. ``gpt-4-0314``).
 
     Returns
     -------
     Dataset
-        Benchmark ``arena_hard``, both orders per judge (C7 declared).
+        Benchmark ``arena_hard``, both orders per judge (C7 declared); ``verdict_strength``
+        holds each label's strength.
 
     Raises
     ------
     CAPInputError
-        Malformed lines, missing fields, a ``games`` entry of the wrong length, no gold source.
+        No readable judgment file (the first file's error: malformed lines, missing fields,
+        a ``games`` entry of the wrong length), a ``gold_judge`` that matches no judge.
     """
     tally = Tally("Arena-Hard")
-    records = []
-    for f in _files(Path(path)):
-        records += read_judgment_file(f, tally, baseline=baseline)
-    return build_tool_dataset(records, tally, source="Arena-Hard", gold_judge=gold_judge, gold_path=gold)
+    files = judge_files(path, (".jsonl",), source="Arena-Hard judgment",
+                        expected="model_judgment/<judge>/<model>.jsonl files", fix="point at model_judgment/")
+    records, notices = read_each(files, lambda f: read_judgment_file(f, tally, baseline=baseline),
+                                 source="Arena-Hard")
+    if any(r.item_id.split(":", 1)[1].startswith(UNNAMED_BASELINE + "|") for r in records):
+        notices.append(f"Arena-Hard: some records do not name their baseline (the v0.1 layout): it is called "
+                       f"{UNNAMED_BASELINE!r}; pass --baseline (gpt-4-0314 for arena-hard-v0.1) to name it.")
+    return build_tool_dataset(records, tally, source="Arena-Hard", gold_judge=gold_judge, gold_path=gold,
+                              notices=notices)

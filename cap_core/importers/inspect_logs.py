@@ -21,7 +21,8 @@ CAP field          read from
 judge              ``eval.model`` (e.g. ``openai/gpt-4o``)
 benchmark          ``metadata.benchmark``, else ``eval.task``
 item_id            ``metadata.item_id``, else the sample ``id``
-order              ``metadata.order`` (``AB`` / ``BA``; the letters of the prompt), else ``AB``
+order              ``metadata.order`` (``AB`` / ``BA``: the presentation the prompt
+                   used; required)
 verdict            the first scorer's ``answer``, else ``output.completion`` (see
                    :func:`answer_verdict`), in the prompt's letters, mapped back for ``BA``
 gold               ``target`` (``A`` / ``B`` in the prompt's letters), mapped back for ``BA``
@@ -30,6 +31,14 @@ tokens, latency_s  ``output.usage.total_tokens``; ``total_time`` of the sample
 =================  ========================================================================
 
 Later epochs of a sample repeat its judgment: the first epoch read is kept (counted).
+
+**Only pairwise judging logs are read** (:data:`PAIRWISE_NEEDS`, checked by
+:func:`check_pairwise`): every sample's ``target`` is ``A`` or ``B``, its ``metadata.order`` is
+``AB`` or ``BA``, and it offers no ``choices`` other than the two responses. A log of any
+other task (a multiple-choice MMLU run: four choices, targets ``A``-``D``) is refused with one
+line saying so, never read as judgments (its answer ``C`` is not a tie). In a folder, each
+log that cannot be read is skipped with a notice naming it and the reason; only a folder
+without a readable pairwise log is refused.
 """
 
 from __future__ import annotations
@@ -43,12 +52,16 @@ from pathlib import Path
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json
-from cap_core.importers._tools import FLIP, Tally, Verdict, build_tool_dataset
+from cap_core.importers._tools import FLIP, Tally, Verdict, build_tool_dataset, judge_files, read_each
 
-__all__ = ["import_inspect", "answer_verdict", "read_log"]
+__all__ = ["import_inspect", "answer_verdict", "read_log", "check_pairwise", "PAIRWISE_NEEDS"]
 
 _ZSTD = 93  # ZIP compression method id of Zstandard
-_WORDS = {"A": "A", "B": "B", "TIE": "tie", "C": "tie", "A=B": "tie", "DRAW": "tie", "EQUAL": "tie"}
+_WORDS = {"A": "A", "B": "B", "TIE": "tie", "A=B": "tie", "DRAW": "tie", "EQUAL": "tie"}
+#: What a log must hold to be read as pairwise judgments (the one line of a refusal).
+PAIRWISE_NEEDS = ("a pairwise judging log: each sample's target A or B (the better response, in the prompt's "
+                  "letters), metadata.order AB or BA (which presentation the prompt used) and no choices other "
+                  "than the two responses")
 _PREFIX = re.compile(r"^(?:RESPONSE|OUTPUT|ASSISTANT|ANSWER)\s*[:(]?\s*", re.I)
 
 
@@ -56,9 +69,9 @@ def answer_verdict(text: object) -> str:
     """A judge's answer text -> ``A`` / ``B`` / ``tie`` (prompt letters) or ``unparsed``.
 
     Case, surrounding brackets (``[[A]]``, ``(B)``), a trailing period and a leading
-    ``Response`` / ``Output`` / ``Assistant`` / ``Answer`` word are ignored; ``tie``, ``C``
-    (MT-Bench's ``[[C]]``), ``A=B``, ``draw`` and ``equal`` mean a tie. Anything longer or
-    different is unparsed (a free-text completion is not guessed at).
+    ``Response`` / ``Output`` / ``Assistant`` / ``Answer`` word are ignored; ``tie``, ``A=B``,
+    ``draw`` and ``equal`` mean a tie. Anything longer or different (``C``, a third option of
+    a multiple-choice task) is unparsed (a free-text completion is not guessed at).
     """
     if not isinstance(text, str):
         return "unparsed"
@@ -121,15 +134,60 @@ def _sample_list(log: object, path: Path) -> tuple[dict, list[tuple[str, dict]]]
     return log, [(f"samples[{i}]", s) for i, s in enumerate(samples)]
 
 
+def _target(sample: dict) -> str | None:
+    """A sample's target as ``A`` / ``B`` (a one-element list unwrapped), else None."""
+    t = sample.get("target")
+    t = t[0] if isinstance(t, list) and len(t) == 1 else t
+    t = t.strip().upper() if isinstance(t, str) else None
+    return t if t in ("A", "B") else None
+
+
+def check_pairwise(samples: list[tuple[str, object]], *, task: str, path: Path) -> None:
+    """Refuse a log that is not a pairwise judging log (:data:`PAIRWISE_NEEDS`).
+
+    ``samples`` are ``(where, sample)`` pairs as read from the log. Checked per sample, in
+    order: an object; ``choices`` absent or exactly two; ``target`` A or B; ``metadata.order``
+    AB or BA.
+
+    Raises
+    ------
+    CAPInputError
+        Naming the file, the first offending sample (row and field), what a pairwise log
+        needs and what was found.
+    """
+    problem = f"not a pairwise judging log (task {task})"
+    fix = ("import the log of a pairwise judge task; a multiple-choice or other task has no pair of responses to "
+           "profile")
+    for row, (where, s) in enumerate(samples, start=1):
+        if not isinstance(s, dict):
+            raise CAPInputError("inspect sample is not an object", file=str(path), row=row, column=where,
+                                expected=PAIRWISE_NEEDS, got=type(s).__name__, fix=fix)
+        choices = s.get("choices")
+        if choices and (not isinstance(choices, list) or len(choices) != 2):
+            raise CAPInputError(problem, file=str(path), row=row, column=f"{where}.choices", expected=PAIRWISE_NEEDS,
+                                got=f"{len(choices) if isinstance(choices, list) else type(choices).__name__} choices",
+                                fix=fix)
+        if _target(s) is None:
+            raise CAPInputError(problem, file=str(path), row=row, column=f"{where}.target", expected=PAIRWISE_NEEDS,
+                                got=s.get("target"), fix=fix)
+        meta = s.get("metadata")
+        order = meta.get("order") if isinstance(meta, dict) else None
+        if order not in ("AB", "BA"):
+            raise CAPInputError(problem, file=str(path), row=row, column=f"{where}.metadata.order",
+                                expected=PAIRWISE_NEEDS, got=order,
+                                fix="give every sample metadata.order: AB when the prompt showed the original "
+                                    "response A first, BA when it showed them swapped")
+
+
 def read_log(path: Path, tally: Tally) -> list[Verdict]:
     """The verdicts of one inspect log (``.json`` or ``.eval``), per the module table.
 
     Raises
     ------
     CAPInputError
-        Not an inspect log, a log without samples, a sample without ``scores`` or ``target``
-        or with an ``order`` other than AB / BA (file, sample and field named), a Zstandard
-        log without ``zstandard``.
+        Not an inspect log, a log without samples, not a pairwise judging log
+        (:func:`check_pairwise`), a sample without ``scores`` (file, sample and field
+        named), a Zstandard log without ``zstandard``.
     """
     if path.suffix == ".eval":
         header, samples = _read_eval_zip(path)
@@ -145,30 +203,22 @@ def read_log(path: Path, tally: Tally) -> list[Verdict]:
     ev = header["eval"]
     judge = str(ev.get("model") or "unknown-model")
     task = str(ev.get("task") or "inspect").split("/")[-1]
+    check_pairwise(samples, task=task, path=path)
     out = []
     for row, (where, s) in enumerate(samples, start=1):
-        if not isinstance(s, dict):
-            raise CAPInputError("inspect sample is not an object", file=str(path), row=row, column=where)
-        for key in ("scores", "target"):
-            if s.get(key) in (None, {}):
-                raise CAPInputError(f"inspect sample without {key}", file=str(path), row=row, column=f"{where}.{key}",
-                                    expected="a scored sample whose target is A or B",
-                                    fix="score the log (`inspect score LOG`) and give each sample the better "
-                                        "response's letter as target")
+        if not isinstance(s.get("scores"), dict) or not s["scores"]:
+            raise CAPInputError("inspect sample without scores", file=str(path), row=row, column=f"{where}.scores",
+                                expected="a scored sample (the judge's answer A, B or tie in a scorer's answer)",
+                                got=s.get("scores"), fix="score the log (`inspect score LOG`) before importing it")
         meta = s.get("metadata") or {}
-        order = str(meta.get("order", "AB"))
-        if order not in ("AB", "BA"):
-            raise CAPInputError("inspect sample with an unknown order", file=str(path), row=row,
-                                column=f"{where}.metadata.order", expected="AB or BA", got=order,
-                                fix="write AB when the prompt showed the original response A first, BA otherwise")
+        order = str(meta["order"])
         score = next(iter(s["scores"].values()))
         raw = score.get("answer") if isinstance(score, dict) else None
         if raw is None:
             raw = (s.get("output") or {}).get("completion")
         letter = answer_verdict(raw)
-        target = s["target"][0] if isinstance(s["target"], list) and s["target"] else s["target"]
-        gold = answer_verdict(target)
-        gold = (FLIP[gold] if order == "BA" else gold) if gold in ("A", "B") else None
+        gold = _target(s)
+        gold = FLIP[gold] if order == "BA" else gold
         verdict = tally.add(judge, raw if raw is None or len(str(raw)) <= 20 else str(raw)[:20] + "…",
                             FLIP[letter] if order == "BA" else letter,
                             {"A": "prompt's A", "B": "prompt's B"}.get(letter, letter))
@@ -186,26 +236,15 @@ def read_log(path: Path, tally: Tally) -> list[Verdict]:
     return out
 
 
-def _files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix in (".eval", ".json") and p.is_file()
-                       and not p.name.startswith("logs.json"))
-        if found:
-            return found
-        raise CAPInputError("no inspect logs in the folder", file=str(path), expected="*.eval or *.json logs",
-                            fix="point at inspect's log folder (./logs by default)")
-    raise CAPInputError("inspect log not found", file=str(path), fix="check the path")
-
-
 def import_inspect(path: Path | str, *, gold_judge: str | None = None, gold: Path | str | None = None) -> Dataset:
     """Build a :class:`Dataset` from inspect_ai eval logs of a pairwise judging task.
 
     Parameters
     ----------
     path : pathlib.Path or str
-        A ``.eval`` / ``.json`` log or a folder of them (one log per judge model).
+        A ``.eval`` / ``.json`` log or a folder of them (one log per judge model). In a
+        folder, a log that cannot be read (another task's log, a damaged file) is skipped
+        with a notice naming it and the reason; the good logs are imported.
     gold_judge, gold
         Override the samples' ``target`` as gold (:func:`cap_core.importers._tools.resolve_gold`).
 
@@ -217,10 +256,12 @@ def import_inspect(path: Path | str, *, gold_judge: str | None = None, gold: Pat
     Raises
     ------
     CAPInputError
-        See :func:`read_log`; no sample with a target of A or B.
+        No readable pairwise log at ``path`` (the first log's error, see :func:`read_log`).
     """
     tally = Tally("inspect")
-    records = []
-    for f in _files(Path(path)):
-        records += read_log(f, tally)
-    return build_tool_dataset(records, tally, source="inspect", gold_judge=gold_judge, gold_path=gold)
+    files = judge_files(path, (".eval", ".json"), source="inspect log", expected="*.eval or *.json logs",
+                        fix="point at inspect's log folder (./logs by default)",
+                        skip=lambda f: f.name.startswith("logs.json"))
+    records, notices = read_each(files, lambda f: read_log(f, tally), source="inspect")
+    return build_tool_dataset(records, tally, source="inspect", gold_judge=gold_judge, gold_path=gold,
+                              notices=notices)

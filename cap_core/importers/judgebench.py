@@ -30,11 +30,11 @@ from cap_core.importers._common import (
     rule_notices,
     verdict_notices,
 )
+from cap_core.schema import arena_label
 
 __all__ = ["import_judgebench", "fork_files", "read_pair_file", "read_pairs", "read_outputs", "subset_of_source",
            "benchmark_of_response_model", "read_texts"]
 
-_DECISION = {"A>>B": "A", "A>B": "A", "A=B": "tie", "B>A": "B", "B>>A": "B"}
 _FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
 _GOLD = {"A>B": "A", "B>A": "B"}
 _DATE = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
@@ -228,7 +228,7 @@ def _one(kind: str, entry, order: str) -> dict:
     judgment = entry.get("judgment")
     sc = _scores(kind, judgment)
     # the source's own record: its ``decision`` (a reward model writes B>A on equal scores)
-    recorded = _DECISION.get(str(entry.get("decision")), "unparsed") if entry else None
+    recorded = arena_label(entry.get("decision"))[0] if entry else None
     if sc is not None:
         first, second = sc
         if first is None or second is None:
@@ -238,7 +238,7 @@ def _one(kind: str, entry, order: str) -> dict:
         else:
             verdict, rule = ("A" if first > second else "B"), "scores"
     else:
-        verdict, rule = _DECISION.get(str(entry.get("decision")), "unparsed"), "written"
+        verdict, rule = arena_label(entry.get("decision"))[0], "written"
         first = second = None
     if order == "BA":
         verdict = _FLIP[verdict]
@@ -358,8 +358,8 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
         Benchmarks ``judgebench`` (350 GPT-4o pairs) and ``judgebench_claude`` (270
         Claude-3.5-Sonnet pairs). ``item_id`` = ``pair_id``; ``subset`` from
         :func:`subset_of_source`; gold from ``label``; ``len_a``/``len_b`` in characters.
-        Judges: ``"<model> (arena_hard)"`` (decision ``A>>B``/``A>B`` -> A, ``A=B`` ->
-        tie, null -> unparsed), ``"<model> (RM)"`` (reward scores -> ``score_a``/
+        Judges: ``"<model> (arena_hard)"`` (decision read by :func:`cap_core.schema.arena_label`:
+        ``A>>B``/``A>B`` -> A, ``A=B`` -> tie, null -> unparsed), ``"<model> (RM)"`` (reward scores -> ``score_a``/
         ``score_b``, verdict by comparison, equal -> tie) and ``"<model> (rubric)"``
         (scores in [0, 1]; -1 -> unparsed). Order ``AB`` is the first judgment, ``BA``
         the second, mapped back to the original letters. ``verdict_recorded`` keeps

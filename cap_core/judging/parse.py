@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass
 
 from cap_core.errors import CAPInputError
+from cap_core.schema import arena_label
 
 __all__ = ["ParsedVerdict", "parse_verdict", "extract_json_objects", "TIE_WORDS", "NO_WINNER_WORDS"]
 
@@ -106,11 +107,11 @@ def _norm_choice(value: object) -> str | None:
     return None
 
 
-def _compare_choice(m: re.Match) -> str:
-    left, op, right = m.group(1).upper(), m.group(2), m.group(3).upper()
-    if op == "=" or left == right:
-        return "tie"
-    return left if op.startswith(">") else right
+def _compare_choice(m: re.Match) -> str | None:
+    """An ``A>B``-style comparison by the Arena label table (:func:`cap_core.schema.arena_label`);
+    None for a comparison the table does not list (``A>A``): it names no verdict."""
+    verdict, _ = arena_label(m.group(0))
+    return None if verdict == "unparsed" else verdict
 
 
 def _bracket_choice(inner: str) -> str | None:

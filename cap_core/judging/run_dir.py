@@ -35,7 +35,8 @@ def judgments_from_calls(calls: pl.DataFrame) -> pl.DataFrame:
                     pl.col("cost_usd").cast(pl.Float64), pl.col("latency_s").cast(pl.Float64),
                     (pl.col("tokens_in").fill_null(0) + pl.col("tokens_out").fill_null(0)).cast(pl.Int64)
                     .alias("tokens"),
-                    pl.lit(None, pl.String).alias("verdict_recorded"), pl.lit("written").alias("verdict_rule"))
+                    pl.lit(None, pl.String).alias("verdict_recorded"), pl.lit("written").alias("verdict_rule"),
+                    pl.lit(None, pl.Int8).alias("verdict_strength"), pl.lit(None, pl.String).alias("judge_prompt"))
             .cast(JUDGMENTS_SCHEMA).sort("judge", "item_id", "order").collect())
 
 

@@ -97,7 +97,7 @@ def test_default_contents(default_data_dir):
     assert set(ds.items.columns) | set(ds.judgments.columns) <= {
         "benchmark", "item_id", "base_item_id", "subset", "failure_type", "variant", "gold", "flags", "len_a",
         "len_b", "judge", "order", "verdict", "confidence", "score_a", "score_b", "rationale_supported",
-        "cost_usd", "latency_s", "tokens", "verdict_recorded", "verdict_rule"}
+        "cost_usd", "latency_s", "tokens", "verdict_recorded", "verdict_rule", "verdict_strength", "judge_prompt"}
     size = sum(f.stat().st_size for f in default_data_dir.iterdir())
     assert size < 2_000_000
     assert ds.items.filter(pl.col("benchmark") == "llmbar")["subset"].n_unique() == 5
