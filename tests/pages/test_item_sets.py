@@ -3,7 +3,6 @@ failure rule switches between counting and leaving out failed judgments. Expecte
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
