@@ -44,8 +44,11 @@ def leaderboard(sel) -> None:
         return
     ch = view.choice
 
-    st.caption(f"{data_location(sel)}. Scores in percent with {ch.level:.0%} intervals; differences from the leader "
-               f"are paired over the shared bootstrap resamples, {HOLM}-corrected across the comparisons.")
+    st.caption(f"{data_location(sel)}. Scores in percent with {ch.level:.0%} intervals. Differences from the leader "
+               f"are paired over the shared bootstrap resamples; their intervals are unadjusted {ch.level:.0%} "
+               f"percentile intervals, while 'separable' and the rank ranges use {HOLM}-adjusted p-values across "
+               "every pair of judges. A rank such as 1–3 means the judge cannot be told apart from the judges "
+               "around it.")
     st.markdown(f"**{ch.sentence}**")
     if not view.board["rank"].is_not_null().any():
         near = closest_preset(sel.preset, sel.measured) if sel.preset in PRESETS else None

@@ -10,8 +10,17 @@ from components.plotting import go
 __all__ = ["leaderboard_table", "leaderboard_figure", "weights_caption", "sample_size_text"]
 
 
+def rank_range(best: int | None, worst: int | None) -> str | None:
+    """``"2"`` when a judge's rank is settled, ``"1–3"`` when it ranges over judges it cannot be told apart from."""
+    if best is None or worst is None:
+        return None
+    return str(best) if best == worst else f"{best}–{worst}"
+
+
 def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
-    """Rank, judge (entry label), score and interval (percent, ``decimals``), P(best) (3 decimals),
+    """Rank range (:func:`rank_range` of ``rank_best`` / ``rank_worst``: the ranks a judge can hold given
+    the judges it cannot be told apart from), judge (entry label), score and interval (percent, ``decimals``),
+    P(best) (3 decimals),
     separable from the leader (``"leader"``, ``"yes"``, ``"no"`` or ``"—"``), difference from the leader
     (points) with its interval, Holm p, n items, conditions used, cost per 1,000 verdicts (dollars),
     median latency (seconds), published mark, note."""
@@ -21,7 +30,8 @@ def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame
         return "—" if s is None else ("yes" if s else "no")
 
     return board.select(
-        pl.col("rank"),
+        pl.struct("rank_best", "rank_worst").map_elements(lambda r: rank_range(r["rank_best"], r["rank_worst"]),
+                                                          return_dtype=pl.String).alias("rank"),
         pl.col("label").alias("judge"),
         pl.col("score", "ci_low", "ci_high").round(decimals),
         pl.col("p_best").round(3).alias("P(best)"),
@@ -32,7 +42,7 @@ def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame
         pl.col("diff_ci_high").round(decimals).alias("diff_high"),
         pl.col("p_holm").round(3).alias("p (Holm)"),
         "n_items",
-        "conditions_used",
+        pl.col("conditions_used").list.join(", "),
         pl.col("usd_per_1000").round(3).alias("$ / 1,000 verdicts"),
         pl.col("median_latency_s").round(2).alias("median latency (s)"),
         pl.when(pl.col("published")).then(pl.lit("published (normal approx.)")).otherwise(pl.lit("computed"))
@@ -42,22 +52,11 @@ def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame
 
 
 def leaderboard_figure(board: pl.DataFrame) -> go.Figure:
-    """Horizontal bars of the weighted score (percent) with interval whiskers, leader on top; the
-    leader and the judges not separable from it in blue, the judges separably below it grey."""
-    s = board.filter(pl.col("rank").is_not_null()).sort("rank", descending=True)
-    shown = short_labels(s["label"].to_list())
-    colour = ["#1f77b4" if r == 1 or sp is not True else "#b0b0b0" for r, sp in zip(s["rank"], s["separable"])]
-    fig = go.Figure(go.Bar(
-        x=s["score"].to_list(), y=[shown[x] for x in s["label"].to_list()], orientation="h", marker_color=colour,
-        error_x=dict(type="data", symmetric=False, array=(s["ci_high"] - s["score"]).to_list(),
-                     arrayminus=(s["score"] - s["ci_low"]).to_list()),
-        customdata=list(zip(s["ci_low"].to_list(), s["ci_high"].to_list(), s["p_best"].to_list())),
-        hovertemplate="%{y}: %{x:.1f}% [%{customdata[0]:.1f}, %{customdata[1]:.1f}], "
-                      "P(best) %{customdata[2]:.2f}<extra></extra>",
-    ))
-    fig.update_layout(xaxis=dict(range=[0, 100], title="weighted score (%)"), margin=dict(l=10, r=10, t=20, b=40),
-                      height=max(220, 60 + 36 * s.height), showlegend=False)
-    return fig
+    """:func:`cap_core.choice.figures.leaderboard_bars` (the HTML report draws the same) with the
+    dashboard's short labels."""
+    from cap_core.choice.figures import leaderboard_bars
+
+    return leaderboard_bars(board, short_labels(board["label"].to_list()))
 
 
 def weights_caption(weights: dict[str, float], measured: list[str], preset: str) -> str:

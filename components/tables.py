@@ -84,7 +84,7 @@ def scores_table(scores: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
         "source",
         pl.col("score", "ci_low", "ci_high").round(decimals),
         pl.col("p_best").round(3),
-        "conditions_used",
+        pl.col("conditions_used").list.join(", "),
         "renormalised",
         "method",
         "note",

@@ -6,14 +6,17 @@
   :mod:`cap_core.export`), plus ``level``, ``resamples``, ``seed`` and ``fingerprint``
   (the data fingerprint; empty for published-only rows) on every row.
 * **Scores CSV** (:func:`scores_export`): the leaderboard
-  (:data:`cap_core.choice.leaderboard.LEADERBOARD_SCHEMA`, which carries ``benchmark``)
-  plus the weights in force (``w_C1`` … ``w_C8``), the condition minimums (``filters``,
-  as :func:`cap_core.choice.filters.format_filters` writes them), ``correction`` and the
-  same ``level``, ``resamples``, ``seed``, ``fingerprint``.
+  (:data:`cap_core.choice.leaderboard.LEADERBOARD_SCHEMA`, which carries ``benchmark``;
+  ``conditions_used`` written as ``"C1; C7"``) plus the weights the user asked for
+  (``w_requested_C1`` … ``w_requested_C8``, as given) and, per row, the weights in force
+  (``w_in_force_C1`` … ``w_in_force_C8``: each condition's share of the score, summing to
+  1 over the conditions the judge has, 0 elsewhere; :func:`cap_core.profile.weights.weight_shares`),
+  the condition minimums (``filters``, as :func:`cap_core.choice.filters.format_filters`
+  writes them), ``correction`` and the same provenance columns.
 
 With only the two files, :func:`recompute_scores` gives every weighted score again:
-``sum_c w_c v_c / sum_c w_c`` over the scores row's ``conditions_used`` with ``v_c`` the
-primary value of the matching profile row (CAP §5; :mod:`cap_core.profile.weights`).
+``sum_c w_in_force_c v_c`` with ``v_c`` the primary value of the matching profile row
+(CAP §5; :mod:`cap_core.profile.weights`).
 """
 
 from __future__ import annotations
@@ -59,9 +62,14 @@ def profile_export(rows: pl.DataFrame, *, level: float, resamples: int, seed: in
 def scores_export(leaderboard: pl.DataFrame, weights: dict[str, float], *, filters: tuple[Filter, ...] = (),
                   correction: str = "Holm", level: float, resamples: int, seed: int,
                   fingerprint: str, failures: str = "count", items: str = "shared") -> pl.DataFrame:
-    """The leaderboard plus ``w_C1`` … ``w_C8`` (Float64), ``filters``, ``correction`` and provenance."""
+    """The leaderboard plus ``w_requested_C*`` and ``w_in_force_C*`` (Float64, module notes), ``filters``,
+    ``correction`` and provenance."""
+    from cap_core.profile.weights import weight_shares
+
+    shares = [weight_shares(weights, used or []) for used in leaderboard["conditions_used"].to_list()]
     return leaderboard.with_columns(
-        *[pl.lit(float(weights.get(c, 0.0))).alias(f"w_{c}") for c in CONDITION_IDS],
+        *[pl.lit(float(weights.get(c, 0.0))).alias(f"w_requested_{c}") for c in CONDITION_IDS],
+        *[pl.Series(f"w_in_force_{c}", [s[c] for s in shares], dtype=pl.Float64) for c in CONDITION_IDS],
         pl.lit(format_filters(tuple(filters))).alias("filters"), pl.lit(correction).alias("correction"),
         *_provenance(level, resamples, seed, fingerprint, failures, items))
 
@@ -85,19 +93,18 @@ def recompute_scores(profile: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFram
               for r in prim.iter_rows(named=True)}
     out = []
     for r in scores.iter_rows(named=True):
-        conds = [c.strip() for c in (r["conditions_used"] or "").split(",") if c.strip()]
+        conds = [c for c in CONDITION_IDS if (r.get(f"w_in_force_{c}") or 0.0) > 0]
         if r["score"] is None or not conds:
             out.append(None)
             continue
         key = (r["judge"], r["benchmark"], r["subset"] or "all", r["source"] or "computed")
-        num = den = 0.0
+        total = 0.0
         for c in conds:
             v = values.get((*key, c))
             if v is None:
-                raise CAPInputError("a score's condition has no profile row", column="conditions_used",
+                raise CAPInputError("a score's condition has no profile row", column=f"w_in_force_{c}",
                                     got=f"{key[0]} {c}", expected="the primary row in the profile CSV",
                                     fix="export the profile and the scores of the same choice")
-            num += r[f"w_{c}"] * v
-            den += r[f"w_{c}"]
-        out.append(num / den)
+            total += r[f"w_in_force_{c}"] * v
+        out.append(total)
     return scores.with_columns(pl.Series("recomputed", out, dtype=pl.Float64))

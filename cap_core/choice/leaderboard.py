@@ -13,12 +13,19 @@ Rules (CAP §5 application-conditional choice; §3 shared-resample bootstrap):
   (``min(1, 2 min((#{d<=0}+1)/(B+1), (#{d>=0}+1)/(B+1)))`` with ``d`` the
   leader-minus-judge replicates, resolved past the ``2/(B+1)`` floor by the replicates'
   normal tail, so separation is never limited by the resample count). The difference
-  intervals are the unadjusted percentile intervals at ``level``; Holm's step-down correction
-  (as ``statsmodels.stats.multitest.multipletests(method="holm")`` computes it; see :func:`cap_core.analyses.judge_comparison.holm`) across the comparisons
-  at ``alpha = 1 - level``; a judge whose Holm-adjusted p is not below alpha is **not
+  intervals are the unadjusted percentile intervals at ``level``. Every pair of scored
+  judges is tested this way, and Holm's step-down correction (as
+  ``statsmodels.stats.multitest.multipletests(method="holm")`` computes it; see
+  :func:`cap_core.analyses.judge_comparison.holm`) runs across all ``k(k-1)/2`` pairs at
+  ``alpha = 1 - level``: one family, so the leader's comparisons and the rank ranges never
+  disagree. A judge whose Holm-adjusted p against the leader is not below alpha is **not
   separable** from the leader. Published judges are drawn from normal approximations of
   their printed intervals (independent draws, so their difference is unpaired) and stay
   marked (``published``).
+* Rank range (as arena leaderboards show it): ``rank_best`` = 1 + the number of judges
+  separably above the judge, ``rank_worst`` = k − the number separably below it, from the
+  same Holm family. Judges that cannot be told apart share their ranges; ``rank`` is the
+  order by score.
 * ``n_items``: the units of the judge's ``overall`` row when present, else the largest
   ``n_items`` among the conditions that entered the score.
 * The sentence never claims more than the intervals allow: the leader "has the highest
@@ -58,6 +65,8 @@ POWER = 0.8
 
 LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
     "rank": pl.Int64,
+    "rank_best": pl.Int64,
+    "rank_worst": pl.Int64,
     "judge": pl.String,
     "benchmark": pl.String,
     "subset": pl.String,
@@ -68,7 +77,7 @@ LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
     "ci_high": pl.Float64,
     "p_best": pl.Float64,
     "n_items": pl.Int64,
-    "conditions_used": pl.String,
+    "conditions_used": pl.List(pl.String),
     "renormalised": pl.Boolean,
     "method": pl.String,
     "diff_vs_leader": pl.Float64,
@@ -146,15 +155,14 @@ def _display(judge: str, subset: str | None, source: str | None) -> str:
     return f"{judge} (published, {source.split(':', 1)[-1].strip()}, {subset or 'all'})"
 
 
-def _n_items(profile: pl.DataFrame, key: tuple, used: str) -> int | None:
+def _n_items(profile: pl.DataFrame, key: tuple, used: list[str] | None) -> int | None:
     j, s, src = key
     mine = profile.filter((pl.col("judge") == j) & pl.col("subset").fill_null("all").eq(s)
                           & pl.col("source").fill_null("computed").eq(src) & pl.col("primary"))
     ov = mine.filter(pl.col("condition") == "overall")["n_items"].drop_nulls()
     if ov.len():
         return int(ov[0])
-    conds = [c.strip() for c in (used or "").split(",") if c.strip()]
-    n = mine.filter(pl.col("condition").is_in(conds))["n_items"].drop_nulls()
+    n = mine.filter(pl.col("condition").is_in(list(used or [])))["n_items"].drop_nulls()
     return int(n.max()) if n.len() else None
 
 
@@ -231,19 +239,25 @@ def choose(
     alpha = 1 - level
     diffs: dict[int, tuple] = {}
     leader = scored[0] if scored else None
+    # every pair of scored judges (higher score first), one Holm family: leader comparisons and rank ranges
+    pairs = [(a, b) for x, a in enumerate(scored) for b in scored[x + 1:]]
+    p_pair = [bootstrap_p(draws[:, a] - draws[:, b]) for a, b in pairs]
+    adj, rej = holm(p_pair, alpha)
+    above = {i: 0 for i in scored}
+    below = {i: 0 for i in scored}
+    for (a, b), r in zip(pairs, rej):
+        if r:
+            above[b] += 1
+            below[a] += 1
     if leader is not None:
-        others = scored[1:]
-        ps = []
-        for i in others:
-            d = draws[:, leader] - draws[:, i]
+        for (a, b), p, q, r in zip(pairs, p_pair, adj, rej):
+            if a != leader:
+                continue
+            d = draws[:, leader] - draws[:, b]
             lo, hi = percentile_interval(d[np.isfinite(d)][:, None], level=level) if np.isfinite(d).any() else (
                 [math.nan], [math.nan])
-            diffs[i] = [frame["score"][leader] - frame["score"][i], float(np.ravel(lo)[0]), float(np.ravel(hi)[0]),
-                        bootstrap_p(d)]
-            ps.append(diffs[i][3])
-        adj, rej = holm(ps, alpha)
-        for i, a, r in zip(others, adj, rej):
-            diffs[i] += [a, r]
+            diffs[b] = [frame["score"][leader] - frame["score"][b], float(np.ravel(lo)[0]), float(np.ravel(hi)[0]),
+                        p, q, r]
     rows = []
     cost_of = {}
     if costs is not None and costs.height:
@@ -254,7 +268,8 @@ def choose(
         d = diffs.get(i)
         c = cost_of.get(r["judge"]) if r["source"] == "computed" else None
         rows.append({
-            "rank": rank if has else None, "judge": r["judge"], "benchmark": r["benchmark"], "subset": r["subset"],
+            "rank": rank if has else None, "rank_best": 1 + above[i] if has else None,
+            "rank_worst": len(scored) - below[i] if has else None, "judge": r["judge"], "benchmark": r["benchmark"], "subset": r["subset"],
             "source": r["source"], "published": r["source"] != "computed", "score": r["score"],
             "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_best": r["p_best"],
             "n_items": _n_items(kept, keys[i], r["conditions_used"]), "conditions_used": r["conditions_used"],
@@ -268,7 +283,7 @@ def choose(
         })
     board = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
     weighted = [c for c in CONDITION_IDS if w[c] > 0]
-    used = {c.strip() for s in frame["conditions_used"].to_list() for c in (s or "").split(",") if c.strip()}
+    used = {c for s in frame["conditions_used"].to_list() for c in (s or [])}
     unmeasured = [c for c in weighted if c not in used]
     not_sep = [keys[i] for i in scored[1:] if not diffs[i][5]]
     sizes = _sample_size(draws, frame, scored, level) if len(scored) >= 2 else {}

@@ -34,7 +34,7 @@ from cap_core.profile.presets import PRESETS
 from cap_core.schema import CONDITION_IDS
 
 __all__ = ["PRESETS", "WEIGHTED_SCHEMA", "METHOD_BOOTSTRAP", "METHOD_NORMAL", "weighted_scores", "weighted_score_draws",
-           "check_weights"]
+           "check_weights", "weight_shares"]
 
 METHOD_BOOTSTRAP = "bootstrap"
 METHOD_NORMAL = "normal approximation from published CIs"
@@ -50,7 +50,7 @@ WEIGHTED_SCHEMA: dict[str, pl.DataType] = {
     "ci_low": pl.Float64,
     "ci_high": pl.Float64,
     "p_best": pl.Float64,
-    "conditions_used": pl.String,
+    "conditions_used": pl.List(pl.String),
     "renormalised": pl.Boolean,
     "method": pl.String,
     "note": pl.String,
@@ -189,7 +189,8 @@ def weighted_score_draws(
         (null when the judge has none of the weighted conditions); ``p_best`` the
         share of replicates (draws) in which the judge has the highest score among
         the judges of the same benchmark in ``profile`` (ties split evenly; sums to 1
-        per benchmark); ``conditions_used`` e.g. ``"C1, C8"``; ``renormalised`` true
+        per benchmark); ``conditions_used`` (List of String) the weighted conditions the judge
+        has, e.g. ``["C1", "C8"]``; ``renormalised`` true
         when a positively weighted condition is missing for the judge; ``method``
         ``"bootstrap"`` or ``"normal approximation from published CIs"``; ``note``
         a sentence for the user. Sorted by benchmark, then score descending.
@@ -229,14 +230,14 @@ def weighted_score_draws(
         used = grp.filter(pl.col("condition").is_in(weighted))
         conds = used["condition"].to_list()
         lacking = [c for c in weighted if c not in conds]
-        rec.update(conditions_used=", ".join(conds), renormalised=bool(lacking and conds))
+        rec.update(conditions_used=list(conds), renormalised=bool(lacking and conds))
         if not conds:
             rec.update(score=None, ci_low=None, ci_high=None, p_best=None, method=None,
                        note="has none of the weighted conditions (" + ", ".join(weighted) + "); no score")
             out.append(rec)
             continue
-        wv = np.array([w[c] for c in conds])
-        wv = wv / wv.sum()
+        shares = weight_shares(w, conds)
+        wv = np.array([shares[c] for c in conds])
         values = used["value"].to_numpy()
         idx = used["_row"].to_numpy()
         boot = has_boot[idx]
@@ -281,3 +282,34 @@ def weighted_score_draws(
     frame = pl.DataFrame(out, schema=WEIGHTED_SCHEMA).with_row_index("_pos")
     frame = frame.sort(["benchmark", "score"], descending=[False, True], nulls_last=True, maintain_order=True)
     return frame.drop("_pos"), draws[:, frame["_pos"].to_numpy()]
+
+
+def weight_shares(weights: Mapping[str, float], conditions) -> dict[str, float]:
+    """The weights in force over ``conditions``: each one's share of their total, C1..C8 (0 elsewhere).
+
+    The one renormalisation rule of a weighted score (module notes): the requested weights of
+    the conditions a judge has (or a leaderboard measures), divided by their sum, so the shares
+    sum to 1 (0 for every condition when none of them is positively weighted). Weights are
+    relative: they are scaled by their largest value first, so 1e308 and 1 give the same shares.
+
+    Parameters
+    ----------
+    weights : mapping of str to float
+        Requested weights (finite, >= 0; :func:`check_weights`).
+    conditions : iterable of str
+        The conditions that count (e.g. a leaderboard row's ``conditions_used``).
+
+    Returns
+    -------
+    dict of str to float
+        Shares (fractions 0-1) for C1..C8.
+    """
+    on = {c: float(weights.get(c, 0.0)) for c in conditions if c in CONDITION_IDS and weights.get(c, 0.0) > 0}
+    out = {c: 0.0 for c in CONDITION_IDS}
+    if not on:
+        return out
+    top = max(on.values())
+    scaled = {c: w / top for c, w in on.items()}
+    total = sum(scaled.values())
+    out.update({c: w / total for c, w in scaled.items()})
+    return out

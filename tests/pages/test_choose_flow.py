@@ -124,7 +124,12 @@ def test_practitioner_flow(monkeypatch):
     scores = pl.read_csv(io.BytesIO(files["cap_choice_judgebench_scores.csv"]), infer_schema_length=None)
     got = recompute_scores(prof, scores).filter(pl.col("score").is_not_null())
     assert got.height == 3 and (got["recomputed"] - got["score"]).abs().max() < 1e-9
-    assert scores["w_C7"][0] == 1.0 and scores["w_C1"][0] == 0.0
+    assert scores["w_requested_C7"][0] == 1.0 and scores["w_requested_C1"][0] == 0.0
+    # the weights in force sum to 1 per ranked row and are 0 on conditions judgebench does not measure
+    ranked = scores.filter(pl.col("score").is_not_null())
+    total = sum(ranked[f"w_in_force_{c}"] for c in ("C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"))
+    assert (total - 1).abs().max() < 1e-12
+    assert all(ranked[f"w_in_force_{c}"].sum() == 0 for c in ("C3", "C4", "C5", "C6", "C8"))
     # the HTML report parses and holds the leaderboard rows
     parser = _Table()
     parser.feed(files["cap_choice_judgebench.html"].decode("utf-8"))

@@ -204,7 +204,7 @@ def _choice(key: tuple, price_stamp: tuple, weights: tuple[tuple[str, float], ..
 
 def _own_note(row: dict, ch: Choice) -> str:
     """A row's note without the renormalisation every judge shares (said once in the coverage notes)."""
-    used = {c.strip() for c in (row["conditions_used"] or "").split(",") if c.strip()}
+    used = set(row["conditions_used"] or [])
     own = [c for c, w in ch.weights.items() if w > 0 and c not in used and c not in ch.unmeasured]
     parts = [p for p in (row["note"] or "").split("; ") if p and not p.startswith("lacks ")
              and not p.startswith("weights renormalised")]

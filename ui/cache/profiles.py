@@ -226,7 +226,7 @@ def renormalisation_line(scores: pl.DataFrame, weights: dict[str, float]) -> str
         return None
     names = short_labels(r["label"] for r in rows)
     for r in rows:
-        used = {c.strip() for c in (r["conditions_used"] or "").split(",") if c.strip()}
+        used = set(r["conditions_used"] or [])
         lacking = tuple(c for c in weighted if c not in used)
         groups.setdefault(lacking, []).append(names[r["label"]])
     n_scored = int(scores["score"].is_not_null().sum())

@@ -13,7 +13,7 @@ from cap_core import load_dataset
 from cap_core.choice.exports import profile_export, recompute_scores, scores_export
 from cap_core.choice.filters import parse_filters
 from cap_core.choice.leaderboard import choose
-from cap_core.choice.report import html_report
+from cap_core.choice.report import REPORT_COLUMNS, html_report
 from cap_core.export import to_csv_bytes
 from cap_core.profile.conditions import compute_profile
 from cap_core.profile.published import load_published_profiles
@@ -50,7 +50,7 @@ def test_scores_recompute_from_the_two_files_to_1e_9(choice_files):
     ch, _, prof_csv, scores_csv = choice_files
     prof = pl.read_csv(io.BytesIO(prof_csv), infer_schema_length=None)
     scores = pl.read_csv(io.BytesIO(scores_csv), infer_schema_length=None)
-    assert {"benchmark", "w_C1", "w_C8", "filters", "level", "resamples", "seed", "fingerprint"} <= set(scores.columns)
+    assert {"benchmark", "w_requested_C1", "w_in_force_C8", "filters", "level", "resamples", "seed", "fingerprint"} <= set(scores.columns)
     assert scores["filters"][0] == "C7=30"
     got = recompute_scores(prof, scores).filter(pl.col("score").is_not_null())
     assert got.height == ch.leaderboard["score"].is_not_null().sum() > 5
@@ -95,7 +95,7 @@ def test_html_report_parses_with_every_leaderboard_row(choice_files):
     body = [r for r in p.rows if r]
     assert len(body) == ch.leaderboard.height
     assert [r[1] for r in body] == ch.leaderboard["judge"].to_list()
-    assert body[0][5] == f"{ch.leaderboard['score'][0]:.1f}"
+    assert body[0][REPORT_COLUMNS.index("score")] == f"{ch.leaderboard['score'][0]:.1f}"
     assert p.scripts >= 1  # plotly embedded (inline scripts only: the parser refuses a src=)
     assert ch.sentence.split(";")[0] in text.replace("&#x27;", "'")
 
@@ -116,3 +116,12 @@ def test_html_report_radar_gives_every_judge_its_own_colour(choice_files):
     assert len(colours) == min(8, ranked.height) >= 2
     assert len(set(colours)) == len(colours)
     assert colours[0] == "#123456"
+
+
+def test_html_report_has_the_bars_and_both_weight_lines(choice_files):
+    ch, rows, _, _ = choice_files
+    text = html_report(ch, rows, benchmark="judgebench", fingerprint="abc")
+    assert 'id="weights-requested"' in text and 'id="weights"' in text
+    # one bar chart of scores with error bars (in its figure JSON) beside the radar, plotly.js embedded once
+    assert text.count('"error_x":{"array"') == 1 and "Scores with their intervals" in text
+    assert text.count("plotly.js v") == 1

@@ -80,7 +80,18 @@ def test_judges_not_separable_are_named():
     assert "leads" not in ch.sentence and "Holm" in ch.sentence
 
 
-def test_holm_matches_statsmodels_and_a_hand_step_down():
+def _p_by_hand(d: np.ndarray) -> float:
+    """The documented two-sided bootstrap p: counts, past the 2/(R+1) floor the normal tail (scipy)."""
+    from scipy import stats
+
+    low, high = int((d <= 0).sum()), int((d >= 0).sum())
+    p = min(1.0, 2 * (min(low, high) + 1) / (d.size + 1))
+    if min(low, high) == 0:
+        p = min(p, 2 * stats.norm.sf(abs(d.mean()) / d.std(ddof=1)))
+    return p
+
+
+def test_holm_over_all_pairs_matches_statsmodels_and_gives_rank_ranges():
     from statsmodels.stats.multitest import multipletests
 
     rng = np.random.default_rng(3)
@@ -92,17 +103,34 @@ def test_holm_matches_statsmodels_and_a_hand_step_down():
         cols.append(70.0 - 1.5 * k + 2.0 * base + rng.normal(0, 1.2, size=2000))
     prof = pl.DataFrame(rows, schema=PROFILE_SCHEMA)
     b = choose(prof, np.column_stack(cols), {"C1": 1}).leaderboard
-    p = b["p_value"][1:].to_numpy()
-    adj = multipletests(p, alpha=0.05, method="holm")[1]
-    assert b["p_holm"][1:].to_numpy() == pytest.approx(adj)
-    # Holm by hand: ascending p_(i) times (m - i + 1), running maximum, capped at 1
-    order = np.argsort(p)
-    m = len(p)
-    hand = np.minimum(1, np.maximum.accumulate([(m - i) * p[order[i]] for i in range(m)]))
-    back = np.empty(m)
-    back[order] = hand
-    assert b["p_holm"][1:].to_numpy() == pytest.approx(back)
-    assert b["separable"][1:].to_list() == [bool(x < 0.05) for x in back]
+    assert b["judge"].to_list() == judges  # scores 70, 68.5, ... in that order
+    draws = np.column_stack(cols)
+    pairs = [(a, c) for a in range(5) for c in range(a + 1, 5)]
+    p = np.array([_p_by_hand(draws[:, a] - draws[:, c]) for a, c in pairs])
+    rej, adj = multipletests(p, alpha=0.05, method="holm")[:2]
+    # the leader's four comparisons are the pairs (0, c)
+    lead = [k for k, (a, _) in enumerate(pairs) if a == 0]
+    assert b["p_value"][1:].to_numpy() == pytest.approx(p[lead])
+    assert b["p_holm"][1:].to_numpy() == pytest.approx(adj[lead])
+    assert b["separable"][1:].to_list() == [bool(x) for x in rej[lead]]
+    # rank range: 1 + judges separably above, 5 - judges separably below
+    best = [1 + sum(1 for (a, c), r in zip(pairs, rej) if r and c == i) for i in range(5)]
+    worst = [5 - sum(1 for (a, c), r in zip(pairs, rej) if r and a == i) for i in range(5)]
+    assert b["rank_best"].to_list() == best and b["rank_worst"].to_list() == worst
+    assert best[0] == 1 and worst[-1] == 5
+
+
+def test_judges_that_cannot_be_told_apart_share_a_rank_range():
+    prof, reps = _profile()
+    # A and B differ in every replicate (separable); C below both: ranges 1-1, 2-2, 3-3
+    b = choose(prof, reps, {"C1": 1, "C7": 2}).leaderboard
+    assert list(zip(b["rank_best"], b["rank_worst"])) == [(1, 1), (2, 2), (3, 3)]
+    reps2 = {("A", "C1"): [80, 80, 80, 80, 80], ("B", "C1"): [77, 82, 76, 81, 79], ("C", "C1"): [78, 81, 77, 80, 79]}
+    rows = [_row(j, "C1", v) for j, v in (("A", 80.0), ("B", 79.0), ("C", 79.0))]
+    b = choose(pl.DataFrame(rows, schema=PROFILE_SCHEMA),
+               np.array([reps2[(r["judge"], "C1")] for r in rows], dtype=float).T, {"C1": 1}).leaderboard
+    # no pair separable: every judge ranges over 1-3
+    assert list(zip(b["rank_best"], b["rank_worst"])) == [(1, 3), (1, 3), (1, 3)]
 
 
 def test_filters_remove_and_name_judges():

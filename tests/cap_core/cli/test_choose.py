@@ -48,7 +48,12 @@ def test_leaderboard_written_and_recomputed(data, tmp_path, capsys):
                 "--out", str(out), "--profile-out", str(prof), "--bootstrap", "200"])
     assert code == 0
     scores = pl.read_csv(out, infer_schema_length=None)
-    assert scores["w_C7"][0] == 2.0 and scores["filters"][0] == "C7=40"
+    assert scores["w_requested_C7"][0] == 2.0 and scores["filters"][0] == "C7=40"
+    # in force: C1 and C7 measured for every judge here, weighed 1:2 -> shares 1/3 and 2/3, nothing else
+    ranked = scores.filter(pl.col("score").is_not_null())
+    assert ranked["w_in_force_C1"].to_list() == pytest.approx([1 / 3] * ranked.height)
+    assert ranked["w_in_force_C7"].to_list() == pytest.approx([2 / 3] * ranked.height)
+    assert all(ranked[f"w_in_force_{c}"].sum() == 0 for c in ("C2", "C3", "C4", "C5", "C6", "C8"))
     assert "Qwen3-8B (rubric)" not in scores["judge"].to_list()  # C7 strict 29.1 < 40
     assert "filtered out: C7 strict 29.1 < 40" in capsys.readouterr().err
     got = recompute_scores(pl.read_csv(prof, infer_schema_length=None), scores).filter(pl.col("score").is_not_null())

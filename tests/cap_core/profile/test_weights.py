@@ -59,7 +59,7 @@ def test_balanced_is_mean_of_table3_values():
     # GPT-4o, CAP Table 3: 40.5 + 53.1 + 63.2 + 64.1 + 36.7 + 20.4 + 25.2 + 66.7 = 369.9; / 8 = 46.2375
     gpt = score_of(out, "GPT-4o")
     assert gpt["score"] == pytest.approx(46.2375)
-    assert gpt["conditions_used"] == "C1, C2, C3, C4, C5, C6, C7, C8"
+    assert gpt["conditions_used"] == ["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"]
     assert gpt["renormalised"] is False and gpt["method"] == METHOD_NORMAL
     # Claude Sonnet 4.5: 92.4 + 86.7 + 89.5 + 59.2 + 84.7 + 84.7 + 86.0 + 85.7 = 668.9; / 8 = 83.6125
     assert score_of(out, "Claude Sonnet 4.5")["score"] == pytest.approx(83.6125)
@@ -91,7 +91,7 @@ def test_missing_condition_renormalises_not_zero():
     # only C1 remains: 40.5 (a zero for C8 would give 20.25)
     assert gpt["score"] == pytest.approx(40.5)
     assert gpt["renormalised"] is True
-    assert gpt["conditions_used"] == "C1"
+    assert gpt["conditions_used"] == ["C1"]
     assert "C8" in gpt["note"]
     assert score_of(out, "Claude Sonnet 4.5")["renormalised"] is False
 
