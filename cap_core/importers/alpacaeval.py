@@ -29,13 +29,13 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json
 from cap_core.importers._tools import (
-    FLIP,
     Tally,
     Verdict,
     build_tool_dataset,
     canonical_pair,
     short_hash,
 )
+from cap_core.schema import SWAP as FLIP
 
 __all__ = ["import_alpacaeval", "preference_verdict", "read_annotations"]
 

@@ -24,12 +24,12 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_jsonl
 from cap_core.importers._tools import (
-    FLIP,
     Tally,
     Verdict,
     build_tool_dataset,
     canonical_pair,
 )
+from cap_core.schema import SWAP as FLIP
 
 __all__ = ["import_arena_hard", "score_verdict", "read_judgment_file"]
 

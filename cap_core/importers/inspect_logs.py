@@ -43,7 +43,8 @@ from pathlib import Path
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json
-from cap_core.importers._tools import FLIP, Tally, Verdict, build_tool_dataset
+from cap_core.importers._tools import Tally, Verdict, build_tool_dataset
+from cap_core.schema import SWAP as FLIP
 
 __all__ = ["import_inspect", "answer_verdict", "read_log"]
 
