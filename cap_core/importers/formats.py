@@ -254,12 +254,12 @@ def _first_record(p: Path) -> dict | None:
     if p.suffix == ".json":
         try:
             obj = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             obj = None
     if obj is None:  # JSON lines (or a .json holding them): the first line
         try:
             obj = json.loads(text.lstrip().split("\n", 1)[0])
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return None
     if isinstance(obj, list):
         obj = obj[0] if obj else None

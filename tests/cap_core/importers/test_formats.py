@@ -79,6 +79,12 @@ def test_detection_names_one_kind_or_none():
     assert detect(FX) is None  # several tools' files: ambiguous
 
 
+def test_detection_never_raises_on_bad_json(tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000)
+    (tmp_path / "bad.jsonl").write_bytes(b"\xff\x00{not json")
+    assert detect(tmp_path / "deep.json") is None and detect(tmp_path) is None
+
+
 def test_uploads_land_in_a_folder_named_by_their_content(tmp_path):
     data = (FX / "mtbench" / "model_judgment" / "gpt-4_pair.jsonl").read_bytes()
     a = write_uploads([("gpt-4_pair.jsonl", data)], tmp_path)
