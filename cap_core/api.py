@@ -11,7 +11,7 @@ judges, text-free).
 ==================  ===========================================================================
 ``load``            a dataset folder (or the embedded default data) -> Dataset
 ``from_frames``     items / judgments (/ declarations) frames -> validated Dataset
-``import_source``   a public benchmark's files (JudgeBench, LLMBar, PandaLM) or a user table -> Dataset
+``import_source``   any kind of the import registry (tables, LLMBar, JudgeBench, tools' files) -> Dataset
 ``tables``          a Dataset's items / judgments / declarations as frames
 ``compute_profile`` CAP profile: one row per judge x benchmark x condition x metric (percent, 95% CI)
 ``weighted_scores`` a weighted CAP score per judge with its interval and P(best)
@@ -106,40 +106,32 @@ def from_frames(items, judgments, declarations=None):
 
 
 def import_source(kind: str, path: str | Path, **options):
-    """Import public judge outputs or a user table.
+    """Import judge outputs of any kind of the import registry (:mod:`cap_core.importers.formats`).
 
     Parameters
     ----------
-    kind : {"judgebench", "llmbar", "pandalm", "table"}
+    kind : str
+        One of :data:`cap_core.importers.formats.KINDS`: ``"table"`` (your own tables),
+        ``"llmbar"``, ``"judgebench"``, ``"pandalm"``, ``"alpacaeval"``, ``"mtbench"``,
+        ``"arena-hard"``, ``"inspect"``, ``"autoj"``, ``"rewardbench"``.
     path : str or Path
-        The source folder (or, for ``table``, the items table; ``judgments=`` and
-        ``declarations=`` give the other files).
+        What the kind reads (``FORMATS[kind].path``): e.g. the LLMBar Dataset folder, an
+        MT-Bench judgment file, or, for ``table``, the items table.
     **options
-        Passed to the importer (e.g. ``fork_root=`` for JudgeBench, ``strategies=`` for LLMBar).
+        The options the kind takes (``FORMATS[kind].options``): ``gold_judge=`` / ``gold=``
+        for the tools, ``baseline=`` (Arena-Hard v0.1), ``strategies=`` (LLMBar; default
+        every strategy present), ``fork=`` (JudgeBench), ``judgments=`` / ``declarations=``
+        (table).
 
     Raises
     ------
     CAPInputError
-        Unknown kind (argument ``kind``) or the importer's errors.
+        Unknown kind (argument ``kind``), an option the kind does not take (the option
+        named), or the importer's errors.
     """
-    if kind == "judgebench":
-        from cap_core.importers.judgebench import import_judgebench
+    from cap_core.importers.formats import read
 
-        return import_judgebench(path, **options)
-    if kind == "llmbar":
-        from cap_core.importers.llmbar import import_llmbar
-
-        return import_llmbar(path, **options)
-    if kind == "pandalm":
-        from cap_core.importers.pandalm import import_pandalm
-
-        return import_pandalm(path)
-    if kind == "table":
-        from cap_core.importers.generic import import_table
-
-        return import_table(path, options.get("judgments"), options.get("declarations"))
-    raise CAPInputError("unknown source kind", argument="kind", got=kind,
-                        expected="judgebench, llmbar, pandalm or table")
+    return read(kind, path, **options)
 
 
 def tables(data=None, *, output: str = "polars") -> dict:

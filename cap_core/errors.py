@@ -8,7 +8,10 @@ a traceback.
 
 from __future__ import annotations
 
-__all__ = ["CAPInputError"]
+__all__ = ["CAPInputError", "capped", "LIST_LIMIT"]
+
+#: How many values a message lists before it says how many more there are (:func:`capped`).
+LIST_LIMIT = 8
 
 _FIELDS = ("file", "row", "column", "argument", "expected", "got", "fix")
 
@@ -108,3 +111,30 @@ class CAPInputError(ValueError):
     def with_file(self, file: str) -> "CAPInputError":
         """Return a copy of this error that names ``file`` (kept if already set)."""
         return self.replace(file=self.file or file)
+
+
+def capped(values, limit: int = LIST_LIMIT, *, sep: str = ", ") -> str:
+    """The first ``limit`` of ``values`` joined by ``sep``, then "… and N more" when some are left out.
+
+    The one rule for a list shown in a notice or an error message, so that a message stays
+    one short line however many distinct values a file holds.
+
+    Parameters
+    ----------
+    values : iterable
+        Anything; each value is shown with ``str``.
+    limit : int
+        Values shown at most (default :data:`LIST_LIMIT`); at least 1.
+    sep : str
+        Separator between the values.
+
+    Returns
+    -------
+    str
+        E.g. ``"a, b, c"`` or ``"a, b … and 37 more"``; ``""`` for no value.
+    """
+    items = [str(v) for v in values]
+    limit = max(1, int(limit))
+    if len(items) <= limit:
+        return sep.join(items)
+    return sep.join(items[:limit]) + f" … and {len(items) - limit} more"

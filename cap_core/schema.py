@@ -89,6 +89,8 @@ __all__ = [
     "CONTENT_FAILURE_TYPES",
     "STATUSES",
     "VERDICTS",
+    "SWAP",
+    "unswap",
     "VERDICT_RULES",
     "ARENA_LABELS",
     "arena_label",
@@ -138,6 +140,10 @@ CONTENT_FAILURE_TYPES: dict[str, str] = {
 #: Coverage statuses (CAP Table 2), best first.
 STATUSES: tuple[str, ...] = ("direct", "approximate", "augmented", "unavailable")
 VERDICTS: tuple[str, ...] = ("A", "B", "tie", "unparsed")
+#: The letter each verdict becomes when the two responses trade places (the one de-swapping
+#: map): a verdict read in the swapped presentation (order ``BA``) is written in the item's
+#: original letters with it, and back. A tie and an unparsed verdict stay as they are.
+SWAP: dict[str, str] = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
 
 #: Arena-Hard's five-level comparison labels (lmarena/arena-hard-auto ``show_result.py``,
 #: ``utils/judge_utils.py``; JudgeBench's arena_hard judge writes the same) -> (verdict in the
@@ -329,6 +335,20 @@ _ROW = "__cap_file_row__"
 
 def _rows(n: int) -> str:
     return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def unswap(verdict: str, order: str) -> str:
+    """``verdict`` as written in presentation ``order`` -> the item's original letters.
+
+    ``order`` ``"BA"`` (the responses shown swapped) maps through :data:`SWAP`; any other
+    order returns ``verdict`` unchanged.
+
+    Raises
+    ------
+    KeyError
+        A ``BA`` verdict outside :data:`SWAP`'s keys (callers check their vocabulary first).
+    """
+    return SWAP[verdict] if order == "BA" else verdict
 
 
 def suggest_name(name: str, allowed: Iterable[str]) -> str | None:

@@ -45,7 +45,7 @@ import numpy as np
 import polars as pl
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, capped
 
 __all__ = ["verdict_rows", "verdict_grid", "verdict_flags", "choose_verdicts", "counted", "check_failures",
            "shared_items", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES", "FAILURE_RULES"]
@@ -148,9 +148,8 @@ def choose_verdicts(ds: Dataset, which: str = "derived") -> Dataset:
     lacking = sorted(jm.filter(pl.col("verdict_recorded").is_null()).get_column("judge").unique().to_list())
     notices = tuple(ds.notices)
     if lacking:
-        shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
         notices += (f"recorded verdicts: {len(lacking)} judge(s) have rows without a verdict recorded by the source "
-                    f"({shown}); their derived verdicts are used there.",)
+                    f"({capped(lacking)}); their derived verdicts are used there.",)
     jm = jm.with_columns(pl.coalesce("verdict_recorded", "verdict").alias("verdict"))
     if rec is None:
         jm = jm.drop("verdict_recorded")
@@ -165,7 +164,7 @@ def _names(given, allowed: list[str], what: str) -> list[str] | None:
     unknown = [g for g in given if g not in allowed]
     if unknown:
         raise CAPInputError(f"unknown {what[:-1]} name", argument=what, got=unknown[0],
-                            expected="one of " + ", ".join(allowed), fix=f"pick {what} present in the dataset")
+                            expected="one of " + capped(allowed), fix=f"pick {what} present in the dataset")
     return list(dict.fromkeys(given))
 
 

@@ -13,6 +13,7 @@ import pytest
 _TMP = Path(tempfile.mkdtemp(prefix="cap-tests-"))
 os.environ["CAP_CACHE_DIR"] = str(_TMP / "judging")
 os.environ["CAP_RUNS_DIR"] = str(_TMP / "live_runs")
+os.environ["CAP_UPLOAD_DIR"] = str(_TMP / "uploads")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

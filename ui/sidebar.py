@@ -154,20 +154,78 @@ def _load(sel: Selection) -> None:
         if sel.ds is None:
             st.sidebar.info("No labelled pairs with judgments yet: see the Labelling page.")
         return
+    from cap_core.importers.formats import FORMATS, KINDS
+
+    kind = st.sidebar.selectbox("Format", KINDS, key=kept("sb_upload_format", KINDS[0], options=list(KINDS)),
+                                format_func=lambda k: FORMATS[k].title,
+                                help="The kind of files to read: your own tables in CAP's schema, or another "
+                                     "tool's output files.")
+    if kind == "table":
+        _load_tables(sel)
+    else:
+        _load_tool(sel, kind)
+    if sel.ds is not None and sel.ds.notices:
+        with st.sidebar.expander(f"Import notices ({len(sel.ds.notices)})"):
+            for note in sel.ds.notices:
+                st.text(note)
+
+
+def _load_tables(sel: Selection) -> None:
+    """Our table format: items (or one joined table), judgments, declarations; a single JSON file that is
+    unmistakably another tool's output is read as that tool's format (said in a caption)."""
     items = st.sidebar.file_uploader("Items table (or one joined table)", type=UPLOAD_TYPES, key="sb_items_file")
     judg = st.sidebar.file_uploader("Judgments table (optional)", type=UPLOAD_TYPES, key="sb_judgments_file")
     decl = st.sidebar.file_uploader("Coverage declarations (optional)", type=UPLOAD_TYPES, key="sb_decl_file")
     if items is None:
         st.sidebar.info(
             "Upload items and judgments in the documented schema (CSV, TSV, JSONL, JSON or Parquet), "
-            "or one table holding judgments joined with their item columns."
+            "or one table holding judgments joined with their item columns; for another tool's files pick "
+            "its format above."
         )
         return
+    if judg is None and decl is None and items.name.lower().endswith((".json", ".jsonl")):
+        from cap_core.importers.formats import FORMATS
+
+        found = cache.detected_format(((items.name, items.getvalue()),))
+        if found is not None and found != "table":
+            st.sidebar.caption(f"Read as {FORMATS[found].title} (detected from the file); pick a format above "
+                               "to read it otherwise.")
+            sel.ds, sel.fingerprint = cache.uploaded_format_dataset(found, ((items.name, items.getvalue()),))
+            return
     sel.ds, sel.fingerprint = cache.uploaded_dataset(
         items.name, items.getvalue(),
         judg.name if judg else None, judg.getvalue() if judg else None,
         decl.name if decl else None, decl.getvalue() if decl else None,
     )
+
+
+#: Sidebar labels of the text options a tool format may take (keys of cap_core.importers.formats.OPTIONS).
+_TEXT_OPTIONS = {"gold_judge": "Reference judges (their majority is gold)", "baseline": "Baseline model",
+                 "strategies": "Strategies (comma-separated)"}
+
+
+def _load_tool(sel: Selection, kind: str) -> None:
+    """Another tool's files (several, or a .zip of its folder), the options the format takes, read by the
+    registry's reader."""
+    from cap_core.importers.formats import FORMATS, OPTIONS
+
+    fmt = FORMATS[kind]
+    files = st.sidebar.file_uploader(f"{fmt.title} files", accept_multiple_files=True, key="sb_tool_files",
+                                     help=f"{fmt.description}. Upload {fmt.path}"
+                                          + (" as a .zip of the folder." if fmt.folder else
+                                             " (several files, or a .zip of the folder)."))
+    options = tuple((name, st.sidebar.text_input(label, key=kept(f"sb_opt_{name}", ""), help=OPTIONS[name]).strip())
+                    for name, label in _TEXT_OPTIONS.items() if name in fmt.options)
+    gold = None
+    if "gold" in fmt.options:
+        up = st.sidebar.file_uploader("Gold table (optional)", type=UPLOAD_TYPES, key="sb_gold_file",
+                                      help=OPTIONS["gold"])
+        gold = (up.name, up.getvalue()) if up is not None else None
+    if not files:
+        st.sidebar.info(f"Upload {fmt.path}" + (" (as a .zip of the folder)." if fmt.folder else "."))
+        return
+    sel.ds, sel.fingerprint = cache.uploaded_format_dataset(
+        kind, tuple((f.name, f.getvalue()) for f in files), options, (("gold", gold),) if gold else ())
 
 
 def _entries(sel: Selection) -> list[str]:

@@ -2,14 +2,14 @@
 
 Verbs
 -----
-``import llmbar|judgebench|table PATH [--strategies S1,S2] [--fork DIR] --out DIR``
-    Read public judge outputs (or a table in the documented schema) and write a
-    dataset directory (items / judgments / declarations Parquet). LLMBar: every strategy
-    present with both orders unless ``--strategies`` names some; JudgeBench: ``--fork``
-    adds a fork's judge files (see ``import --help``).
-``import --format alpacaeval|mtbench|arena-hard|inspect PATH [--gold-judge PATTERN | --gold FILE] --out DIR``
-    Read other tools' judge files (:data:`TOOL_FORMATS`); gold comes from reference judges
-    in the files, a gold table, or (inspect) the samples' targets.
+``import KIND PATH [options] --out DIR`` (or ``import --format KIND PATH ...``)
+    Read judge outputs of any kind of the import registry
+    (:data:`cap_core.importers.formats.KINDS`: ``table``, ``llmbar``, ``judgebench``,
+    ``pandalm``, ``alpacaeval``, ``mtbench``, ``arena-hard``, ``inspect``, ``autoj``,
+    ``rewardbench``) and write a dataset directory (items / judgments / declarations
+    Parquet). Each kind takes only its own options (``--gold-judge``/``--gold`` for the
+    tools, ``--baseline`` for Arena-Hard v0.1, ``--strategies`` for LLMBar, ``--fork`` for
+    JudgeBench, ``--judgments``/``--declarations`` for a table); another is refused.
 ``build-default [--shared DIR] [--out DIR] [--no-audit]``
     Rebuild the embedded data (``data/``) from the public data folder (default: the one
     :mod:`cap_core.importers.default_data` names); ``--no-audit`` skips the label-set
@@ -44,7 +44,7 @@ from pathlib import Path
 from cap_core.cli.options import SEED, add_failures
 from cap_core.errors import CAPInputError
 
-__all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
+__all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
 
 #: Function arguments whose command-line option has another name.
 _OPTION_OF = {"n_resamples": "bootstrap"}
@@ -52,14 +52,6 @@ _OPTION_OF = {"n_resamples": "bootstrap"}
 #: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
 #: one or two replicates and the interval means little.
 MIN_CLI_RESAMPLES = 100
-
-#: ``import --format`` names of other tools' judge files -> their importer (module.function).
-TOOL_FORMATS: dict[str, str] = {
-    "alpacaeval": "cap_core.importers.alpacaeval.import_alpacaeval",
-    "mtbench": "cap_core.importers.mtbench.import_mtbench",
-    "arena-hard": "cap_core.importers.arena_hard.import_arena_hard",
-    "inspect": "cap_core.importers.inspect_logs.import_inspect",
-}
 
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
 EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "cap_core.cli.validity", "cap_core.cli.judge",
@@ -85,27 +77,18 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p = _Parser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
 
-    imp = sub.add_parser("import", help="import judge outputs into a dataset directory")
-    imp.add_argument("kind", nargs="?", choices=["llmbar", "judgebench", "table", *TOOL_FORMATS])
-    imp.add_argument("path", type=Path, help="LLMBar Dataset folder, JudgeBench folder, items table, or a tool's "
-                     "judge file or folder")
-    imp.add_argument("--format", choices=list(TOOL_FORMATS), help="another tool's judge files (same as KIND)")
-    imp.add_argument("--gold-judge", help="(tool formats) pattern of the reference judges whose majority is gold, "
-                     "e.g. 'expert_*'")
-    imp.add_argument("--gold", type=Path, help="(tool formats) table with item_id and gold (A/B)")
-    imp.add_argument("--baseline", help="(arena-hard v0.1) baseline model the files do not name")
-    imp.add_argument(
-        "--judgments", type=Path, help="(table) the judgments file; without it PATH holds judgments joined with item columns"
-    )
-    imp.add_argument("--declarations", type=Path, help="(table) optional coverage declarations file")
-    imp.add_argument("--strategies", help="(llmbar) comma-separated prompting strategies to import, e.g. "
-                     "Vanilla_NoRules,CoT,Rating (default: every strategy present with both orders, in the LLMBar "
-                     "and the Processed sets)")
-    imp.add_argument("--fork", type=Path, help="(judgebench) a fork's folder: judge output files named like "
-                     "JudgeBench's (dataset=judgebench,response_model=M,judge_name=J,judge_model=X.jsonl) in it or "
-                     "in its outputs/ folder; rubric files (judge_name=rubric, score_A/score_B per judgment, -1 = "
-                     "parse failure) and arena_hard-style files (a decision per judgment) are read, for pairs of "
-                     "PATH's data/ folder")
+    from cap_core.importers.formats import FORMATS, KINDS, OPTIONS, PATH_OPTIONS
+
+    imp = sub.add_parser("import", help="import judge outputs into a dataset directory",
+                         description="Kinds: " + "; ".join(f"{k}: {f.description} (path: {f.path})"
+                                                           for k, f in FORMATS.items()))
+    imp.add_argument("kind", nargs="?", choices=KINDS, metavar="KIND", help="the format: " + ", ".join(KINDS))
+    imp.add_argument("path", type=Path, help="what the kind reads (see the kinds above)")
+    imp.add_argument("--format", choices=KINDS, help="the format (same as KIND)")
+    for name, what in OPTIONS.items():
+        takers = ", ".join(k for k, f in FORMATS.items() if name in f.options)
+        imp.add_argument("--" + name.replace("_", "-"), type=Path if name in PATH_OPTIONS else str,
+                         help=f"({takers}) {what}")
     imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
 
     bd = sub.add_parser("build-default", help="rebuild the embedded default data")
@@ -153,8 +136,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 
 def _import(args: argparse.Namespace) -> str:
-    from cap_core import importers
     from cap_core.dataset import save_dataset
+    from cap_core.importers.formats import KINDS, OPTIONS, read
 
     kind = args.format or args.kind
     if args.format and args.kind and args.format != args.kind:
@@ -162,44 +145,20 @@ def _import(args: argparse.Namespace) -> str:
                             f"{args.format!r})", got=args.format, fix="give the format once")
     if kind is None:
         raise CAPInputError("no format given", argument="--format", expected="KIND or --format, one of "
-                            + ", ".join(["llmbar", "judgebench", "table", *TOOL_FORMATS]),
+                            + ", ".join(KINDS),
                             fix="e.g. `python -m cap_core import --format mtbench gpt-4_pair.jsonl --out DIR`")
-    if kind in TOOL_FORMATS:
-        module, func = TOOL_FORMATS[kind].rsplit(".", 1)
-        extra = {"baseline": args.baseline} if kind == "arena-hard" else {}
-        ds = getattr(importlib.import_module(module), func)(args.path, gold_judge=args.gold_judge, gold=args.gold,
-                                                            **extra)
-    elif kind == "llmbar":
-        ds = importers.import_llmbar(args.path, strategies=_strategies(args))
-    elif kind == "judgebench":
-        ds = importers.import_judgebench(args.path, args.fork)
-    else:
-        # without --judgments, PATH is one joined table: judgment rows carrying item columns
-        ds = importers.import_table(args.path, args.judgments, args.declarations)
+    try:
+        ds = read(kind, args.path, **{name: getattr(args, name) for name in OPTIONS})
+    except CAPInputError as err:  # the registry names options as the API does: say the CLI's spelling
+        if err.argument in OPTIONS:
+            raise err.replace(argument="--" + err.argument.replace("_", "-")) from None
+        if err.argument == "path":
+            raise err.replace(argument="PATH") from None
+        raise
     out = save_dataset(ds, args.out)
     for notice in ds.notices:
         print(f"notice: {notice}", file=sys.stderr)
     return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
-
-
-def _strategies(args: argparse.Namespace) -> tuple[str, ...] | None:
-    """``--strategies`` as a tuple (None: every strategy present); a name no evaluator has is refused."""
-    if args.strategies is None:
-        return None
-    from cap_core.importers.llmbar import llmbar_strategies
-
-    names = tuple(dict.fromkeys(n.strip() for n in args.strategies.split(",") if n.strip()))
-    present = llmbar_strategies(args.path)
-    unknown = [n for n in names if n not in present]
-    if not names or unknown:
-        raise CAPInputError(
-            "LLMBar strategy not present in the data",
-            argument="--strategies",
-            expected="comma-separated names among " + (", ".join(present) or "(none found)"),
-            got=unknown[0] if unknown else args.strategies,
-            fix="name strategies that have evaluators/<model>/<strategy>/result.json files, or leave the option out",
-        )
-    return names
 
 
 def write_csv(frame, out: Path) -> None:

@@ -7,6 +7,11 @@
 ``alpacaeval``, ``mtbench``, ``arena_hard``, ``inspect_logs``  other tools' judge files (AlpacaEval
                   annotations, FastChat MT-Bench judgments, Arena-Hard games, inspect_ai logs), through
                   ``_tools`` (encoding tallies, gold, the dataset build)
+``autoj``, ``rewardbench``  Auto-J pairwise predictions (with its agreement / consistency) and
+                  RewardBench per-item scores (with its section weighting)
+``formats``       the one registry of import kinds (CLI ``import``, ``cap_core.import_source``,
+                  the dashboard's upload): reader, options, description, path of each
+``uploads``       uploaded files written to a content-addressed folder and read by the registry
 ``hub``           ``fetch NAME``: public benchmarks from the Hugging Face Hub into a local folder
 ``default_data``  the build of the embedded ``data/`` folder from the public data folder
 

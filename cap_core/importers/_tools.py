@@ -33,14 +33,12 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, capped
 from cap_core.importers._common import ORDER_OPERATOR, declaration, declarations_frame
 from cap_core.io import read_table
 
 __all__ = ["Verdict", "Tally", "canonical_pair", "short_hash", "resolve_gold", "build_tool_dataset",
-           "judge_files", "read_each", "FLIP", "GOLD_FIX"]
-
-FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
+           "judge_files", "read_each", "GOLD_FIX"]
 
 GOLD_FIX = ("pass --gold-judge PATTERN (reference judges in these files, e.g. 'expert_*' or 'humans'; "
             "their majority becomes gold) or --gold FILE (a table with item_id and gold A/B)")
@@ -89,13 +87,15 @@ class Tally:
 
     def notices(self) -> list[str]:
         """One line per judge: totals of A / B / tie / unparsed (the item's letters) and the
-        raw encodings behind them, with what the tool means by each."""
+        raw encodings behind them, with what the tool means by each: the most frequent
+        :data:`cap_core.errors.LIST_LIMIT`, then how many more (:func:`cap_core.errors.capped`),
+        so a weighted annotator's distinct floats do not fill a page."""
         out = []
         for judge in sorted(self.counts):
             c = self.counts[judge]
             per = self.finals[judge]
             ranked = sorted(c.items(), key=lambda kv: -kv[1])
-            enc = ", ".join(f"{raw!s} = {meaning} x{n}" for (raw, meaning), n in ranked)
+            enc = capped(f"{raw!s} = {meaning} x{n}" for (raw, meaning), n in ranked)
             out.append(
                 f"{self.source}: judge {judge}: {per['A']} A, {per['B']} B, {per['tie']} tie, "
                 f"{per['unparsed']} unparsed (encodings: {enc})."
@@ -169,7 +169,7 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
         ref = {j for j in judges if fnmatch.fnmatchcase(j, gold_judge)}
         if not ref:
             raise CAPInputError("no judge matches the reference pattern", argument="--gold-judge",
-                                expected="a pattern matching one of: " + ", ".join(judges[:12]),
+                                expected="a pattern matching one of: " + capped(judges),
                                 got=gold_judge, fix="name a judge of these files (wildcards * and ? allowed)")
         if len(ref) == len(judges):
             raise CAPInputError("every judge matches the reference pattern: none would be left to profile",
@@ -188,7 +188,7 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
                 split += 1
         keep = [r for r in records if r.judge not in ref]
         notes.append(f"{source}: gold is the majority verdict of {len(ref)} reference judge(s) "
-                     f"({', '.join(sorted(ref)[:6])}) on {len(gold)} items; {split} items with split votes "
+                     f"({capped(sorted(ref))}) on {len(gold)} items; {split} items with split votes "
                      "have no gold; the reference judges' rows are not profiled.")
     else:
         for r in records:

@@ -32,8 +32,8 @@ from pathlib import Path
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_jsonl
-from cap_core.importers._tools import FLIP, Tally, Verdict, build_tool_dataset, judge_files, read_each
-from cap_core.schema import arena_label
+from cap_core.importers._tools import Tally, Verdict, build_tool_dataset, judge_files, read_each
+from cap_core.schema import arena_label, unswap
 
 __all__ = ["import_arena_hard", "read_judgment_file", "BENCHMARK", "UNNAMED_BASELINE"]
 
@@ -75,7 +75,7 @@ def read_judgment_file(path: Path, tally: Tally, *, baseline: str | None = None)
         for g, game in enumerate(games):
             raw = game.get("score") if isinstance(game, dict) else None
             letter, strength = arena_label(raw)  # the game's letters: game 1 A = baseline, game 2 A = model
-            verdict = letter if g == 0 else FLIP[letter]
+            verdict = unswap(letter, "AB" if g == 0 else "BA")
             meaning = {"A": "baseline better", "B": "model better"}.get(verdict, verdict)
             tally.add(judge, raw if isinstance(game, dict) else "null game", verdict,
                       meaning + (" (strongly)" if strength == 2 else ""))

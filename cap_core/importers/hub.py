@@ -33,7 +33,7 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["HubSource", "REGISTRY", "fetch", "names"]
+__all__ = ["HubSource", "REGISTRY", "fetch", "names", "chosen_second"]
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,11 @@ def _judgebench_layout(out: Path) -> list[str]:
     return notes
 
 
-def _position(key: str) -> bool:
-    """Deterministic half of the pairs shown with the better response second (by a hash of its id)."""
+def chosen_second(benchmark: str, item_id: str) -> bool:
+    """Whether the chosen (better) response of a chosen / rejected pair is placed B: a fixed half of
+    the pairs, by a hash of ``"<benchmark>:<item_id>"``, so gold is balanced and every reader of
+    such pairs (the fetched items, :mod:`cap_core.importers.rewardbench`) places them alike."""
+    key = f"{benchmark}:{item_id}"
     return int(hashlib.sha1(key.encode("utf-8")).hexdigest()[:8], 16) % 2 == 1
 
 
@@ -111,7 +114,7 @@ def _preference_items(benchmark: str, *, prompt: str, chosen: str, rejected: str
                                     fix="the Hub dataset changed its layout; download it by hand and upload a table")
         ids = (frame[ident].cast(pl.String) if ident and ident in frame.columns
                else pl.Series([str(i) for i in range(1, frame.height + 1)]))
-        swap = [_position(f"{benchmark}:{i}") for i in ids]
+        swap = [chosen_second(benchmark, i) for i in ids]
         ch, rj = frame[chosen].cast(pl.String), frame[rejected].cast(pl.String)
         items = pl.DataFrame({
             "benchmark": benchmark, "item_id": ids,

@@ -52,7 +52,8 @@ from pathlib import Path
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json
-from cap_core.importers._tools import FLIP, Tally, Verdict, build_tool_dataset, judge_files, read_each
+from cap_core.importers._tools import Tally, Verdict, build_tool_dataset, judge_files, read_each
+from cap_core.schema import unswap
 
 __all__ = ["import_inspect", "answer_verdict", "read_log", "check_pairwise", "PAIRWISE_NEEDS"]
 
@@ -218,9 +219,9 @@ def read_log(path: Path, tally: Tally) -> list[Verdict]:
             raw = (s.get("output") or {}).get("completion")
         letter = answer_verdict(raw)
         gold = _target(s)
-        gold = FLIP[gold] if order == "BA" else gold
+        gold = unswap(gold, order)
         verdict = tally.add(judge, raw if raw is None or len(str(raw)) <= 20 else str(raw)[:20] + "…",
-                            FLIP[letter] if order == "BA" else letter,
+                            unswap(letter, order),
                             {"A": "prompt's A", "B": "prompt's B"}.get(letter, letter))
         usage = (s.get("output") or {}).get("usage") or {}
         tokens = usage.get("total_tokens")

@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, capped
 from cap_core.importers._common import (
     ORDER_OPERATOR,
     check_dir,
@@ -30,12 +30,11 @@ from cap_core.importers._common import (
     rule_notices,
     verdict_notices,
 )
-from cap_core.schema import arena_label
+from cap_core.schema import arena_label, unswap
 
 __all__ = ["import_judgebench", "fork_files", "read_pair_file", "read_pairs", "read_outputs", "subset_of_source",
            "benchmark_of_response_model", "read_texts"]
 
-_FLIP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
 _GOLD = {"A>B": "A", "B>A": "B"}
 _DATE = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
 
@@ -240,9 +239,9 @@ def _one(kind: str, entry, order: str) -> dict:
     else:
         verdict, rule = arena_label(entry.get("decision"))[0], "written"
         first = second = None
+    verdict = unswap(verdict, order)
+    recorded = unswap(recorded, order) if recorded is not None else None
     if order == "BA":
-        verdict = _FLIP[verdict]
-        recorded = _FLIP[recorded] if recorded is not None else None
         first, second = second, first
     return {"order": order, "verdict": verdict, "score_a": first, "score_b": second,
             "verdict_recorded": recorded, "verdict_rule": rule}
@@ -400,7 +399,7 @@ def import_judgebench(judgebench_root: Path | str, fork_root: Path | str | None 
             kinds[_fork_kind(f)] = kinds.get(_fork_kind(f), 0) + 1
         notices.append(f"JudgeBench fork {Path(fork_root).name}: read {len(forked)} judge files: "
                        + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + "."
-                       + (f" Renamed to avoid a clash: {', '.join(c + ' [fork]' for c in clash)}." if clash else ""))
+                       + (f" Renamed to avoid a clash: {capped(c + ' [fork]' for c in clash)}." if clash else ""))
         judgments += rows
         notices += more
     if not judgments:

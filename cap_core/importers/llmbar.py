@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, capped
 from cap_core.importers._common import (
     ORDER_OPERATOR,
     check_dir,
@@ -357,5 +357,5 @@ def import_llmbar(root: Path | str, *, strategies: tuple[str, ...] | None = DEFA
     kept = sorted({j["judge"].split("/", 1)[1] for j in judgments})
     notices.append(f"LLMBar: strategies imported: {', '.join(kept) if kept else 'none'}.")
     if skipped:
-        notices.append(f"LLMBar: {len(skipped)} result files without both games skipped: {', '.join(skipped)}.")
+        notices.append(f"LLMBar: {len(skipped)} result files without both games skipped: {capped(skipped)}.")
     return Dataset.build(item_frame, judg_frame, declarations_frame(decl), notices=tuple(notices), file=str(root))

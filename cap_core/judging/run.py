@@ -41,10 +41,9 @@ from cap_core.judging.client import Budget, JudgeClient, RetryPolicy
 from cap_core.judging.parse import parse_verdict
 from cap_core.judging.request import JudgeRequest
 from cap_core.judging.templates import load_template
+from cap_core.schema import unswap
 
 __all__ = ["RunSpec", "RunResult", "run_judging", "build_requests"]
-
-_SWAP = {"A": "B", "B": "A", "tie": "tie", "unparsed": "unparsed"}
 
 
 @dataclass
@@ -218,8 +217,7 @@ def _choice_row(row, judge, order, rec) -> dict:
     if rec.status == "ok" and obj is None:
         status, presented = "unparsed", "unparsed"
     return {"judge": judge, "benchmark": row["benchmark"], "item_id": row["item_id"], "order": order,
-            "status": status, "verdict": None if presented is None else (presented if order == "AB" else
-                                                                         _SWAP[presented]),
+            "status": status, "verdict": None if presented is None else unswap(presented, order),
             "presented_verdict": presented, "conflict": False if presented else None,
             "reason": rec.error or ("no permitted answer token among the returned candidates"
                                     if presented == "unparsed" else ""),
@@ -238,7 +236,7 @@ def _call_row(row, judge, order, rec, parse: Callable[[str], object] = parse_ver
     parsed = parse(rec.completion) if rec.status == "ok" else None
     verdict = None
     if parsed is not None:
-        verdict = parsed.verdict if order == "AB" else _SWAP[parsed.verdict]
+        verdict = unswap(parsed.verdict, order)
     return {"judge": judge, "benchmark": row["benchmark"], "item_id": row["item_id"], "order": order,
             "status": rec.status if parsed is None or parsed.verdict != "unparsed" else "unparsed",
             "verdict": verdict, "presented_verdict": parsed.verdict if parsed else None,

@@ -37,7 +37,7 @@ import polars as pl
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.io import read_table
-from cap_core.schema import MAX_ID_LENGTH
+from cap_core.schema import MAX_ID_LENGTH, unswap
 
 __all__ = ["TEXT_COLUMNS", "CHOICES", "read_pairs", "items_sha", "shown_swapped", "labels_path", "LabelStore",
            "labelled_items", "labelled_dataset", "export_benchmark", "to_original", "next_unlabelled"]
@@ -45,7 +45,6 @@ __all__ = ["TEXT_COLUMNS", "CHOICES", "read_pairs", "items_sha", "shown_swapped"
 TEXT_COLUMNS = ("question", "response_a", "response_b")
 #: What the labeller may pick, in the letters of the screen.
 CHOICES = ("A", "B", "tie")
-_FLIP = {"A": "B", "B": "A", "tie": "tie"}
 
 
 def items_sha(data: bytes) -> str:
@@ -123,7 +122,7 @@ def to_original(picked: str, shown: str) -> str:
     """The screen's letter -> the original letter (``BA`` swaps A and B; a tie stays a tie)."""
     if picked not in CHOICES:
         raise CAPInputError("unknown choice", argument="picked", expected="A, B or tie", got=picked)
-    return _FLIP[picked] if shown == "BA" else picked
+    return unswap(picked, shown)
 
 
 def labels_path(runs_dir: Path | str, benchmark: str, sha: str) -> Path:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, capped
 
 __all__ = ["SMALL_CELL_BASE_ITEMS", "MEASURED_COVERAGE", "small_cells", "small_cell_notice"]
 
@@ -86,9 +86,7 @@ def small_cell_notice(profile: pl.DataFrame, *, label: str = "judge", shown: int
     if flagged.height == 0:
         return None
     rows = flagged.sort("n_items", label, "condition").iter_rows(named=True)
-    named = [f"{r[label]} on {r['condition']}, n = {r['n_items']}" for r in rows][:shown]
-    more = flagged.height - len(named)
-    listed = "; ".join(named) + (f"; {more} more" if more else "")
+    listed = capped((f"{r[label]} on {r['condition']}, n = {r['n_items']}" for r in rows), shown, sep="; ")
     cells = "1 cell has" if flagged.height == 1 else f"{flagged.height} cells have"
     return (f"{cells} fewer than {SMALL_CELL_BASE_ITEMS} base items ({listed}): their 95% intervals are "
             f"optimistic — in a simulation with known truth the percentile bootstrap covered {MEASURED_COVERAGE}.")

@@ -9,8 +9,6 @@ so moving a weight slider never recomputes a profile.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -43,22 +41,44 @@ def uploaded_dataset(
     items_name: str, items_bytes: bytes, judgments_name: str | None = None, judgments_bytes: bytes | None = None,
     declarations_name: str | None = None, declarations_bytes: bytes | None = None,
 ) -> tuple[Dataset, str]:
-    """Import uploaded tables with the generic importer (files are parsed, never unpickled)."""
-    from cap_core.importers import import_table
+    """Uploaded tables in CAP's schema: the registry's ``table`` format (:func:`uploaded_format_dataset`)."""
+    extra = {"judgments": (judgments_name, judgments_bytes) if judgments_name and judgments_bytes is not None else None,
+             "declarations": (declarations_name, declarations_bytes)
+             if declarations_name and declarations_bytes is not None else None}
+    return uploaded_format_dataset("table", ((items_name, items_bytes),), (), tuple(extra.items()))
 
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for i, (name, data) in enumerate(((items_name, items_bytes), (judgments_name, judgments_bytes),
-                                          (declarations_name, declarations_bytes))):
-            if name is None or data is None:
-                paths.append(None)
-                continue
-            p = Path(tmp) / str(i) / Path(name).name
-            p.parent.mkdir()
-            p.write_bytes(data)
-            paths.append(p)
-        ds = import_table(paths[0], paths[1], paths[2])
+
+@st.cache_data(max_entries=4, show_spinner="Reading the upload…")
+def uploaded_format_dataset(kind: str, files: tuple[tuple[str, bytes], ...], options: tuple[tuple[str, str], ...] = (),
+                            option_files: tuple[tuple[str, tuple[str, bytes] | None], ...] = ()) -> tuple[Dataset, str]:
+    """Uploads of any format of the import registry, read by its reader
+    (:func:`cap_core.importers.uploads.read_uploads`: written once to a folder named by their
+    content hash, .zip archives unpacked). Keyed by the format, the files' names and bytes and
+    the options; raises CAPInputError (shown as a message), never another error for a bad file."""
+    import zipfile
+
+    from cap_core.errors import CAPInputError
+    from cap_core.importers.uploads import read_uploads
+
+    try:
+        ds = read_uploads(kind, files, dict(options), dict(option_files))
+    except (OSError, zipfile.BadZipFile, UnicodeError) as exc:
+        raise CAPInputError("the upload could not be read", file=files[0][0] if files else None,
+                            got=f"{type(exc).__name__}: {exc}"[:120],
+                            fix="check that the files are the tool's own output (or a .zip of its folder)") from None
     return ds, ds.fingerprint()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def detected_format(files: tuple[tuple[str, bytes], ...]) -> str | None:
+    """The import kind the uploaded files show unambiguously (None: none, or several fit)."""
+    from cap_core.errors import CAPInputError
+    from cap_core.importers.uploads import detect_upload
+
+    try:
+        return detect_upload(files)
+    except CAPInputError:
+        return None
 
 
 @st.cache_data(max_entries=16, show_spinner="Computing the profile (bootstrap)…")

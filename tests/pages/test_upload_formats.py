@@ -1,0 +1,80 @@
+"""The sidebar's upload reads every format of the import registry (cap_core.importers.formats)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.pages.app_pages import APP_PY, assert_clean
+
+FX = Path(__file__).resolve().parents[1] / "fixtures"
+MT = FX / "mtbench"
+
+
+def _upload_page() -> AppTest:
+    at = AppTest.from_file(str(APP_PY), default_timeout=300).run()
+    at.radio(key="sb_source").set_value("upload").run()
+    return at
+
+
+def test_format_list_is_the_registry():
+    from cap_core.importers.formats import KINDS
+
+    at = _upload_page()
+    assert tuple(at.selectbox(key="sb_upload_format").options) == tuple(
+        __import__("cap_core.importers.formats", fromlist=["FORMATS"]).FORMATS[k].title for k in KINDS)
+    assert at.selectbox(key="sb_upload_format").value == "table"  # our table format is the default
+
+
+def test_mtbench_files_upload_gives_their_judges():
+    at = _upload_page()
+    at.selectbox(key="sb_upload_format").set_value("mtbench").run()
+    at.text_input(key="sb_opt_gold_judge").set_value("expert_*").run()
+    files = [("gpt-4_pair.jsonl", (MT / "model_judgment" / "gpt-4_pair.jsonl").read_bytes(), "application/json"),
+             ("human_judgments.json", (MT / "human_judgments.json").read_bytes(), "application/json")]
+    at.file_uploader(key="sb_tool_files").set_value(files).run()
+    assert_clean(at)
+    assert at.selectbox(key="sb_benchmark").value == "mtbench"
+    # gpt-4_pair.jsonl holds two FastChat judges (judge ["gpt-4", "pair-v2"] on turn-1 and
+    # "pair-v2-multi-turn" on turn-2 questions); the experts are the reference, not profiled
+    options = at.multiselect(key="sb_entries").options
+    assert any("gpt-4 (pair-v2)" in o for o in options)
+    assert any("gpt-4 (pair-v2-multi-turn)" in o for o in options)
+    assert not any("expert_" in o for o in options)
+    notices = " ".join(t.value for t in at.sidebar.text)
+    assert "gold is the majority verdict of 2 reference judge(s) (expert_0, expert_1)" in notices
+
+
+def test_folder_format_uploads_as_a_zip():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for f in sorted((FX / "autoj").glob("*.jsonl")):
+            z.write(f, f"autoj/{f.name}")
+    at = _upload_page()
+    at.selectbox(key="sb_upload_format").set_value("autoj").run()
+    at.file_uploader(key="sb_tool_files").set_value(("autoj.zip", buf.getvalue(), "application/zip")).run()
+    assert_clean(at)
+    assert at.selectbox(key="sb_benchmark").value == "autoj"
+    assert any("pairwise_example" in o for o in at.multiselect(key="sb_entries").options)
+
+
+def test_bad_tool_file_is_a_message_not_a_traceback():
+    at = _upload_page()
+    at.selectbox(key="sb_upload_format").set_value("mtbench").run()
+    bad = FX / "bad" / "mtbench" / "gpt-4_pair.jsonl"
+    at.file_uploader(key="sb_tool_files").set_value(("gpt-4_pair.jsonl", bad.read_bytes(), "application/json")).run()
+    assert not at.exception
+    msg = at.error[0].value
+    assert "gpt-4_pair.jsonl" in msg and "row 1" in msg and "model_2" in msg
+
+
+def test_a_tool_file_in_the_table_uploader_is_detected():
+    at = _upload_page()
+    data = (MT / "model_judgment" / "gpt-4_pair.jsonl").read_bytes()
+    at.file_uploader(key="sb_items_file").upload("gpt-4_pair.jsonl", data, "application/json").run()
+    assert_clean(at)
+    assert any("Read as MT-Bench (FastChat) (detected from the file)" in c.value for c in at.sidebar.caption)
+    assert at.selectbox(key="sb_benchmark").value == "mtbench"
