@@ -11,8 +11,9 @@ $(VENV)/.created:
 	$(BIN)/pip install --upgrade pip
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.created requirements.txt
+$(VENV)/.installed: $(VENV)/.created requirements.txt pyproject.toml
 	$(BIN)/pip install -r requirements.txt
+	$(BIN)/pip install --no-deps -e .
 	touch $@
 
 install: $(VENV)/.installed

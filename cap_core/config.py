@@ -25,14 +25,40 @@ This module imports nothing of the project, so every layer may use it.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 __all__ = [
-    "REPO_ROOT", "data_dir", "default_data_dir", "published_dir", "validity_data_dir", "pandalm_data_dir",
+    "REPO_ROOT", "app_root", "installed", "data_dir", "default_data_dir", "published_dir", "validity_data_dir", "pandalm_data_dir",
     "audit_data_dir", "cache_dir", "runs_dir", "N_RESAMPLES", "SEED", "LEVEL", "MAX_RESAMPLES", "worker_threads",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+#: Where ``pip install .`` puts the dashboard script, its pages, its settings and the embedded data
+#: (``[tool.setuptools.data-files]`` of pyproject.toml).
+SHARE_DIR = Path(sys.prefix) / "share" / "cap-studio"
+
+
+def installed() -> bool:
+    """True when running from an installed package (no checkout around ``cap_core``)."""
+    return not (REPO_ROOT / "app.py").is_file()
+
+
+def app_root() -> Path:
+    """The folder holding ``app.py``, ``app_pages/``, ``.streamlit/`` and ``data/``: the checkout, or
+    :data:`SHARE_DIR` of an installed package."""
+    return SHARE_DIR if installed() else REPO_ROOT
+
+
+def _user_cache() -> Path:
+    """``$XDG_CACHE_HOME/cap-studio`` (default ``~/.cache/cap-studio``): an installed package writes here."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base).expanduser() if base else Path.home() / ".cache") / "cap-studio"
+
+
+def _writable_root() -> Path:
+    """The checkout's ``.cache`` folder, or the user cache of an installed package."""
+    return _user_cache() if installed() else REPO_ROOT / ".cache"
 
 #: Bootstrap resamples used by every page and verb unless told otherwise (CAP §3.3).
 N_RESAMPLES = 1000
@@ -54,8 +80,8 @@ def _env_dir(name: str, default: Path) -> Path:
 
 
 def data_dir() -> Path:
-    """The embedded data folder (``$CAP_DATA_DIR`` or ``<repo>/data``)."""
-    return _env_dir("CAP_DATA_DIR", REPO_ROOT / "data")
+    """The embedded data folder (``$CAP_DATA_DIR``, else ``data/`` of :func:`app_root`)."""
+    return _env_dir("CAP_DATA_DIR", app_root() / "data")
 
 
 def default_data_dir() -> Path:
@@ -85,10 +111,11 @@ def audit_data_dir() -> Path:
 
 def cache_dir() -> Path:
     """The one judging cache of the project: ``$CAP_CACHE_DIR``; else, when only ``$CAP_RUNS_DIR``
-    is set, ``$CAP_RUNS_DIR/cache`` (nothing is written inside the repo); else ``<repo>/.cache/judging``."""
+    is set, ``$CAP_RUNS_DIR/cache`` (nothing is written inside the repo); else ``<repo>/.cache/judging``
+    (an installed package: ``~/.cache/cap-studio/judging``)."""
     if not os.environ.get("CAP_CACHE_DIR") and os.environ.get("CAP_RUNS_DIR"):
         return runs_dir() / "cache"
-    return _env_dir("CAP_CACHE_DIR", REPO_ROOT / ".cache" / "judging")
+    return _env_dir("CAP_CACHE_DIR", _writable_root() / "judging")
 
 
 def worker_threads() -> int:
@@ -105,5 +132,6 @@ def worker_threads() -> int:
 
 
 def runs_dir() -> Path:
-    """Where the dashboard's live runs write their folders (``$CAP_RUNS_DIR``)."""
-    return _env_dir("CAP_RUNS_DIR", REPO_ROOT / ".cache" / "live_runs")
+    """Where the dashboard's live runs write their folders (``$CAP_RUNS_DIR``; else ``<repo>/.cache/live_runs``,
+    or ``~/.cache/cap-studio/live_runs`` for an installed package)."""
+    return _env_dir("CAP_RUNS_DIR", _writable_root() / "live_runs")

@@ -74,7 +74,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     first): that verb's command line parses the same, without importing and building every
     other verb (a cached ``judge`` run starts faster). An unknown verb gets the full parser.
     """
-    p = _Parser(prog="python -m cap_core", description="Conditional Accuracy Profiling of LLM judges.")
+    prog = "cap" if Path(sys.argv[0]).name == "cap" else "python -m cap_core"  # the installed command or the module
+    p = _Parser(prog=prog, description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
 
     from cap_core.importers.formats import FORMATS, KINDS, OPTIONS, PATH_OPTIONS

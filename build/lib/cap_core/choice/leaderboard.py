@@ -1,0 +1,347 @@
+"""The leaderboard of one benchmark under application weights, and how sure it is.
+
+Rules (CAP §5 application-conditional choice; §3 shared-resample bootstrap):
+
+* Filters (:mod:`cap_core.choice.filters`) remove judges first; everything below is
+  computed over the judges that remain (P(best) is among them).
+* Weighted score, its interval and P(best): :func:`cap_core.profile.weights.weighted_score_draws`
+  (the one weighting rule).
+* Leader: the highest weighted score (ties: the higher P(best), then the first listed).
+* Paired difference of every other judge from the leader, replicate by replicate on the
+  shared bootstrap resamples (so the difference has its own percentile interval).
+  Two-sided bootstrap p-value of :func:`cap_core.analyses.judge_comparison.bootstrap_p`
+  (``min(1, 2 min((#{d<=0}+1)/(B+1), (#{d>=0}+1)/(B+1)))`` with ``d`` the
+  leader-minus-judge replicates, resolved past the ``2/(B+1)`` floor by the replicates'
+  normal tail, so separation is never limited by the resample count). The difference
+  intervals are the unadjusted percentile intervals at ``level``. Every pair of scored
+  judges is tested this way, and Holm's step-down correction (as
+  ``statsmodels.stats.multitest.multipletests(method="holm")`` computes it; see
+  :func:`cap_core.analyses.judge_comparison.holm`) runs across all ``k(k-1)/2`` pairs at
+  ``alpha = 1 - level``: one family, so the leader's comparisons and the rank ranges never
+  disagree. A judge whose Holm-adjusted p against the leader is not below alpha is **not
+  separable** from the leader. Published judges are drawn from normal approximations of
+  their printed intervals (independent draws, so their difference is unpaired) and stay
+  marked (``published``).
+* Rank range (as arena leaderboards show it): ``rank_best`` = 1 + the number of judges
+  separably above the judge, ``rank_worst`` = k − the number separably below it, from the
+  same Holm family. Judges that cannot be told apart share their ranges; ``rank`` is the
+  order by score.
+* ``n_items``: the units of the judge's ``overall`` row when present, else the largest
+  ``n_items`` among the conditions that entered the score.
+* The sentence never claims more than the intervals allow: the leader "has the highest
+  weighted score"; judges not separable are named; only a leader separable from all is
+  said to be ahead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import polars as pl
+
+from cap_core.analyses.judge_comparison import bootstrap_p, holm
+from cap_core.bootstrap import percentile_interval
+from cap_core.choice.filters import Filter, apply_filters
+from cap_core.choice.sample_size import (
+    items_for_parity,
+    items_to_separate,
+    more_items,
+    per_item_variance,
+)
+from cap_core.errors import CAPInputError
+from cap_core.profile.weights import check_weights, weighted_score_draws
+from cap_core.schema import CONDITION_IDS
+
+__all__ = ["LEADERBOARD_SCHEMA", "Choice", "choose", "condition_ranges", "HOLM", "PARITY_MARGIN"]
+
+#: Name of the multiple-comparison correction, as shown to the user.
+HOLM = "Holm"
+#: Parity margin of the sample-size estimate (points).
+PARITY_MARGIN = 5.0
+POWER = 0.8
+
+LEADERBOARD_SCHEMA: dict[str, pl.DataType] = {
+    "rank": pl.Int64,
+    "rank_best": pl.Int64,
+    "rank_worst": pl.Int64,
+    "judge": pl.String,
+    "benchmark": pl.String,
+    "subset": pl.String,
+    "source": pl.String,
+    "published": pl.Boolean,
+    "score": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "p_best": pl.Float64,
+    "n_items": pl.Int64,
+    "conditions_used": pl.List(pl.String),
+    "renormalised": pl.Boolean,
+    "method": pl.String,
+    "diff_vs_leader": pl.Float64,
+    "diff_ci_low": pl.Float64,
+    "diff_ci_high": pl.Float64,
+    "p_value": pl.Float64,
+    "p_holm": pl.Float64,
+    "separable": pl.Boolean,
+    "usd_per_1000": pl.Float64,
+    "cost_basis": pl.String,
+    "median_latency_s": pl.Float64,
+    "note": pl.String,
+}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Output of :func:`choose`.
+
+    Attributes
+    ----------
+    leaderboard : polars.DataFrame
+        :data:`LEADERBOARD_SCHEMA`, ranked (rank 1 = leader; judges without a score last,
+        rank null). Scores, intervals and differences in percent / points; ``separable``
+        null for the leader and for judges without a score.
+    filtered : polars.DataFrame
+        Judges removed by the filters (:data:`cap_core.choice.filters.FILTERED_SCHEMA`).
+    weights : dict
+        The weights in force, C1..C8.
+    unmeasured : list of str
+        Positively weighted conditions that no remaining judge has.
+    not_separable : list of tuple
+        ``(judge, subset, source)`` of the judges not separable from the leader.
+    sentence : str
+        The answer in one plain sentence.
+    sample_size : dict
+        For the top two: ``n_items``, ``diff``, ``sigma2`` (points² per item),
+        ``items_to_separate``, ``more_to_separate``, ``items_for_parity``, ``more_for_parity``
+        (items; inf when unreachable), ``level``, ``power``, ``margin``; empty with fewer
+        than two scored judges.
+    correction : str
+        ``"Holm"``.
+    level : float
+    """
+
+    leaderboard: pl.DataFrame
+    filtered: pl.DataFrame
+    weights: dict[str, float]
+    unmeasured: list[str]
+    not_separable: list[tuple[str, str, str]]
+    sentence: str
+    sample_size: dict = field(default_factory=dict)
+    correction: str = HOLM
+    level: float = 0.95
+
+
+def condition_ranges(conds: list[str]) -> str:
+    """``["C3", "C4", "C5", "C6", "C8"]`` -> ``"C3–C6, C8"`` (CAP ids in order)."""
+    idx = sorted(CONDITION_IDS.index(c) for c in conds if c in CONDITION_IDS)
+    runs, out = [], []
+    for i in idx:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    for r in runs:
+        a, b = CONDITION_IDS[r[0]], CONDITION_IDS[r[-1]]
+        out.append(a if len(r) == 1 else (f"{a}, {b}" if len(r) == 2 else f"{a}–{b}"))
+    return ", ".join(out)
+
+
+def _display(judge: str, subset: str | None, source: str | None) -> str:
+    if (source or "computed") == "computed":
+        return judge if subset in (None, "", "all") else f"{judge} [{subset}]"
+    return f"{judge} (published, {source.split(':', 1)[-1].strip()}, {subset or 'all'})"
+
+
+def _n_items(profile: pl.DataFrame, key: tuple, used: list[str] | None) -> int | None:
+    j, s, src = key
+    mine = profile.filter((pl.col("judge") == j) & pl.col("subset").fill_null("all").eq(s)
+                          & pl.col("source").fill_null("computed").eq(src) & pl.col("primary"))
+    ov = mine.filter(pl.col("condition") == "overall")["n_items"].drop_nulls()
+    if ov.len():
+        return int(ov[0])
+    n = mine.filter(pl.col("condition").is_in(list(used or [])))["n_items"].drop_nulls()
+    return int(n.max()) if n.len() else None
+
+
+def choose(
+    profile: pl.DataFrame,
+    replicates: np.ndarray | None,
+    weights: Mapping[str, float],
+    *,
+    filters: tuple[Filter, ...] | list[Filter] = (),
+    costs: pl.DataFrame | None = None,
+    level: float = 0.95,
+    seed: int = 0,
+    names: Mapping[tuple[str, str, str], str] | None = None,
+) -> Choice:
+    """Rank the judges of one benchmark under ``weights`` (module rules).
+
+    Parameters
+    ----------
+    profile : polars.DataFrame
+        PROFILE_SCHEMA rows (percent) of **one** benchmark; computed and published rows may mix.
+    replicates : numpy.ndarray or None
+        Shape ``(n_resamples, profile.height)``, percent, as from ``compute_profile`` (NaN
+        columns for published rows).
+    weights : mapping
+        Condition weights (:func:`cap_core.profile.weights.check_weights`).
+    filters : sequence of Filter
+        Per-condition minimums (:func:`cap_core.choice.filters.parse_filters`).
+    costs : polars.DataFrame, optional
+        :data:`cap_core.choice.costs.COST_SCHEMA` (joined on ``judge`` for computed entries).
+    level : float
+        Interval level and ``1 - alpha`` of the Holm correction.
+    seed : int
+        Seed of the normal draws of published rows.
+    names : mapping, optional
+        Display name of each ``(judge, subset, source)`` for the sentence (default: the judge
+        id, published ones marked).
+
+    Returns
+    -------
+    Choice
+
+    Raises
+    ------
+    CAPInputError
+        Several benchmarks in ``profile``; bad weights; replicates of the wrong shape.
+    """
+    w = check_weights(weights)
+    benches = profile["benchmark"].unique().to_list() if profile.height else []
+    if len(benches) > 1:
+        raise CAPInputError("a leaderboard ranks the judges of one benchmark", argument="profile",
+                            expected="rows of one benchmark", got=sorted(benches),
+                            fix="filter the profile to one benchmark first")
+    kept, filtered = apply_filters(profile, tuple(filters))
+    reps = None
+    if replicates is not None:
+        replicates = np.asarray(replicates, dtype=np.float64)
+        if replicates.ndim != 2 or replicates.shape[1] != profile.height:
+            raise CAPInputError("`replicates` must have shape (n_resamples, profile.height)", argument="replicates",
+                                expected=f"(n, {profile.height})", got=replicates.shape)
+        reps = replicates[:, kept["_row"].to_numpy()]
+    kept = kept.drop("_row")
+    if kept.height == 0:
+        board = pl.DataFrame(schema=LEADERBOARD_SCHEMA)
+        weighted = [c for c in CONDITION_IDS if w[c] > 0]
+        sentence = ("Every judge was filtered out by the condition minimums; no leaderboard."
+                    if filtered.height else "No judge to rank on this benchmark.")
+        return Choice(board, filtered, w, weighted, [], sentence, level=level)
+    frame, draws = weighted_score_draws(kept, reps, w, seed=seed, level=level)
+    frame = frame.with_columns(pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
+    keys = list(zip(frame["judge"], frame["subset"], frame["source"]))
+    scored = [i for i in range(frame.height) if frame["score"][i] is not None]
+    scored.sort(key=lambda i: (-frame["score"][i], -(frame["p_best"][i] or 0.0), i))
+    order = scored + [i for i in range(frame.height) if i not in set(scored)]
+    alpha = 1 - level
+    diffs: dict[int, tuple] = {}
+    leader = scored[0] if scored else None
+    # every pair of scored judges (higher score first), one Holm family: leader comparisons and rank ranges
+    pairs = [(a, b) for x, a in enumerate(scored) for b in scored[x + 1:]]
+    p_pair = [bootstrap_p(draws[:, a] - draws[:, b]) for a, b in pairs]
+    adj, rej = holm(p_pair, alpha)
+    above = {i: 0 for i in scored}
+    below = {i: 0 for i in scored}
+    for (a, b), r in zip(pairs, rej):
+        if r:
+            above[b] += 1
+            below[a] += 1
+    if leader is not None:
+        for (a, b), p, q, r in zip(pairs, p_pair, adj, rej):
+            if a != leader:
+                continue
+            d = draws[:, leader] - draws[:, b]
+            lo, hi = percentile_interval(d[np.isfinite(d)][:, None], level=level) if np.isfinite(d).any() else (
+                [math.nan], [math.nan])
+            diffs[b] = [frame["score"][leader] - frame["score"][b], float(np.ravel(lo)[0]), float(np.ravel(hi)[0]),
+                        p, q, r]
+    rows = []
+    cost_of = {}
+    if costs is not None and costs.height:
+        cost_of = {r["judge"]: r for r in costs.iter_rows(named=True)}
+    for rank, i in enumerate(order, start=1):
+        r = frame.row(i, named=True)
+        has = r["score"] is not None
+        d = diffs.get(i)
+        c = cost_of.get(r["judge"]) if r["source"] == "computed" else None
+        rows.append({
+            "rank": rank if has else None, "rank_best": 1 + above[i] if has else None,
+            "rank_worst": len(scored) - below[i] if has else None, "judge": r["judge"], "benchmark": r["benchmark"], "subset": r["subset"],
+            "source": r["source"], "published": r["source"] != "computed", "score": r["score"],
+            "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_best": r["p_best"],
+            "n_items": _n_items(kept, keys[i], r["conditions_used"]), "conditions_used": r["conditions_used"],
+            "renormalised": r["renormalised"], "method": r["method"],
+            "diff_vs_leader": (0.0 if i == leader else (d[0] if d else None)),
+            "diff_ci_low": d[1] if d else None, "diff_ci_high": d[2] if d else None,
+            "p_value": d[3] if d else None, "p_holm": d[4] if d else None,
+            "separable": d[5] if d else None,
+            "usd_per_1000": c["usd_per_1000"] if c else None, "cost_basis": c["cost_basis"] if c else None,
+            "median_latency_s": c["median_latency_s"] if c else None, "note": r["note"] or "",
+        })
+    board = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
+    weighted = [c for c in CONDITION_IDS if w[c] > 0]
+    used = {c for s in frame["conditions_used"].to_list() for c in (s or [])}
+    unmeasured = [c for c in weighted if c not in used]
+    not_sep = [keys[i] for i in scored[1:] if not diffs[i][5]]
+    sizes = _sample_size(draws, frame, scored, level) if len(scored) >= 2 else {}
+    if sizes:
+        sizes["n_items"] = board["n_items"][0] or 0
+        _finish_sizes(sizes)
+    name = (lambda k: names.get(k, _display(*k))) if names else (lambda k: _display(*k))
+    pub = any(board["published"].to_list()[: len(scored)])
+    sentence = _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, pub)
+    return Choice(board, filtered, w, unmeasured, not_sep, sentence, sizes, HOLM, level)
+
+
+def _sample_size(draws, frame, scored, level) -> dict:
+    a, b = scored[0], scored[1]
+    d = draws[:, a] - draws[:, b]
+    return {"diff": float(frame["score"][a] - frame["score"][b]), "_d": d, "level": level, "power": POWER,
+            "margin": PARITY_MARGIN}
+
+
+def _finish_sizes(s: dict) -> None:
+    n = int(s["n_items"])
+    s["sigma2"] = per_item_variance(s.pop("_d"), n) if n else math.nan
+    if not math.isfinite(s["sigma2"]):
+        s.update(items_to_separate=math.inf, more_to_separate=math.inf, items_for_parity=math.inf,
+                 more_for_parity=math.inf)
+        return
+    sep = items_to_separate(s["sigma2"], s["diff"], s["level"], s["power"])
+    par = items_for_parity(s["sigma2"], s["margin"], s["level"], s["power"], true_diff=s["diff"])
+    s.update(items_to_separate=sep, more_to_separate=more_items(sep, n), items_for_parity=par,
+             more_for_parity=more_items(par, n))
+
+
+def _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, published=False) -> str:
+    pct = f"{round(level * 100):d}%"
+    how = ("bootstrap differences, normal approximation for published judges" if published
+           else "paired bootstrap")
+    if not scored:
+        text = "No judge has a score under these weights: none has a weighted condition measured"
+    else:
+        lead = board.row(0, named=True)
+        top = name(keys[scored[0]])
+        n = lead["n_items"]
+        on = f" on these {n} items" if n else ""
+        if len(scored) == 1:
+            text = f"For these weights {top} is the only judge with a score ({lead['score']:.1f})"
+        elif not not_sep:
+            text = (f"For these weights {top} leads (P(best) {lead['p_best']:.2f}) and is ahead of every other judge"
+                    f"{on} ({how}, {HOLM}-corrected, {pct})")
+        else:
+            tied = [name(k) for k in not_sep]
+            listed = tied[0] if len(tied) == 1 else ", ".join(tied[:-1]) + " and " + tied[-1]
+            verb = "is" if len(tied) == 1 else "are"
+            text = (f"For these weights {top} has the highest score (P(best) {lead['p_best']:.2f}); {listed} {verb} "
+                    f"not separable from it{on} ({how}, {HOLM}-corrected, {pct})")
+    if unmeasured:
+        verb = "is" if len(unmeasured) == 1 else "are"
+        text += f"; {condition_ranges(unmeasured)} {verb} not measured on this benchmark"
+    if filtered.height:
+        k = filtered.select("judge", "subset", "source").unique().height
+        text += f"; {k} judge{'s' if k != 1 else ''} filtered out by the condition minimums"
+    return text + "."

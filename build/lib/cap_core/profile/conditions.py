@@ -1,0 +1,415 @@
+"""The eight CAP conditions with shared-resample bootstrap intervals.
+
+Definitions follow CAP (arXiv:2610.09229) §3.1 Table 1 and eq. 1 (each condition is an
+accuracy ``E[I_c(x; j)]`` over its item subset), Appendix D / Table 12 (operators),
+Appendix H / Table 15 (strict vs. pure consistency), Appendix L / Table 20 (sample
+sizes) and §4.1 (conditional and unconditional C8). Rules used throughout:
+
+* Verdicts are in the original response letters (a B/A verdict ``"A"`` means the judge
+  picked the original A). ``tie``, ``unparsed`` and a missing verdict are never
+  correct; the unit stays in the denominator (``failures="count"``, the default) or,
+  for ``unparsed`` and missing, leaves it (``failures="exclude"``, CAP App. L).
+  ``n_excluded`` counts the units concerned; ``n_items`` counts units in the
+  denominator. A judge is scored only on the items it received (a judgment row in some
+  order): an item it has no row on is outside its denominator and counted in
+  ``n_not_received``. The denominator rule is :func:`cap_core.verdicts.counted`; the
+  flags (``correct``, ``tie``, ``unparsed``, ``missing``, ``excluded``) are those of
+  :func:`cap_core.verdicts.verdict_rows`, called with the profiled judges. Items without
+  gold count only in pure consistency; a gold-needing row with nothing to score is
+  null with status :data:`NEEDS_GOLD`.
+* Orders: when a benchmark's judgments hold both AB and BA, position-averaged
+  accuracy (pa) averages ``1[v == gold]`` over both; with one order only, that order.
+* overall: pa over all items (all variants) of the benchmark; status ``""``.
+* C1-C4: pa over the items selected by the coverage plan (planted ``failure_type``,
+  else the declared native subset). When a benchmark has several variants only the
+  ``plain`` (else ``original``) items are used (CAP: 523 plain items each).
+* C5/C6 variant pairs: unit = base item with a reference (plain/original) and a polished /
+  length_padded item. Per order, strict = both presentations correct; pure
+  consistency = same verdict in both (``unparsed`` or missing never consistent,
+  ``tie``/``tie`` consistent); unit value = mean over orders; a missing verdict makes
+  the unit not robust. ``stable_but_wrong`` = consistency - strict.
+* C5 LLMBar style (declared ``subset`` selector with a reference subset): ``pa`` on
+  the adversarial subsets (primary), ``natural_pa`` on the reference subset and
+  ``surface_gap`` = natural_pa - pa.
+* C7: unit = item (every variant; CAP n_C7 = 6276). strict = both orders correct;
+  consistency = same verdict in both orders (``unparsed``/missing never consistent,
+  ``tie``/``tie`` consistent); a missing order is not robust and counted excluded.
+* C8: ``supported`` (primary) = share with ``rationale_supported == 1`` among items
+  whose AB verdict is correct AND whose rationale was evaluated; correct items with a
+  null ``rationale_supported`` were not judged and are left out of both numerator and
+  denominator (counted in ``n_excluded``). ``supported_correct`` (unconditional,
+  §4.1) = AB accuracy over all items x ``supported``; when every item was evaluated
+  this equals the share of items both correct and supported.
+* Bootstrap: see :mod:`cap_core.bootstrap`; one resample of base items per benchmark,
+  shared by every judge and condition. Derived metrics (differences, products) are
+  computed replicate by replicate. n=0 gives null value/CI and status
+  ``unavailable``; n=1 gives a CI equal to the value.
+* Subsets (``by_subset=True``): overall and C7 rows per native ``subset``. Items without
+  a subset (null, or ``"all"``, which the items schema fills in for a null) form the
+  subset :data:`MISSING_SUBSET` when other items have one, and a notice says how many;
+  they are never silently folded into ``"all"`` only. Where subsets exist, the
+  ``"all"`` overall ``pa`` is labelled micro (item-weighted) and a ``macro_pa`` row
+  beside it is the unweighted mean of the subsets' overall pa (every subset row, the
+  missing one included), replicate by replicate (not primary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cap_core import verdicts
+from cap_core.bootstrap import (
+    check_bootstrap_args,
+)
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
+from cap_core.profile.engine import (
+    CELL,
+    DIFF,
+    MACRO,
+    NONE,
+    PROD,
+    BenchStats,
+    cached_stats,
+    replicate_benchmarks,
+)
+from cap_core.profile.units import (
+    MISSING_SUBSET,
+    BenchContext,
+    bench_context,
+    code_judgments,
+    item_key,
+    merge_cells,
+    partition_cells,
+)
+from cap_core.schema import CONDITION_IDS, PROFILE_SCHEMA
+
+__all__ = ["ProfileResult", "compute_profile", "PRIMARY_METRIC", "MISSING_SUBSET", "NEEDS_GOLD"]
+
+
+#: Profile status of a row that compares verdicts with gold on items that have none
+#: (preference-only sources such as AlpacaEval or MT-Bench without human labels).
+NEEDS_GOLD = "needs gold"
+
+#: Headline metric of each condition (LLMBar-style C5 uses ``pa``).
+PRIMARY_METRIC = {"overall": "pa", "C1": "pa", "C2": "pa", "C3": "pa", "C4": "pa",
+                  "C5": "strict", "C6": "strict", "C7": "strict", "C8": "supported"}
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """Output of :func:`compute_profile`.
+
+    Attributes
+    ----------
+    profile : polars.DataFrame
+        :data:`cap_core.schema.PROFILE_SCHEMA`; value/ci in percent.
+    replicates : numpy.ndarray
+        Shape ``(n_resamples, profile.height)``, float64 percent; column ``k`` holds
+        the bootstrap replicates of profile row ``k`` (NaN where the row has none).
+    n_resamples, seed, level
+        The bootstrap settings used.    notices : tuple of str
+        Things the reader must know about the rows (e.g. items without a subset).
+    """
+
+    profile: pl.DataFrame
+    replicates: np.ndarray
+    n_resamples: int
+    seed: int
+    level: float
+    notices: tuple[str, ...] = ()
+
+
+def _names_iv(given, allowed: list[str], what: str) -> list[str]:
+    if given is None:
+        return list(allowed)
+    if isinstance(given, str) or not all(isinstance(g, str) for g in given):
+        raise CAPInputError(f"{what} must be a list of names", argument=what, expected="list of str", got=given)
+    unknown = [g for g in given if g not in allowed]
+    if unknown:
+        raise CAPInputError(
+            f"unknown {what[:-1]} name", argument=what, expected="one of " + ", ".join(allowed), got=unknown[0],
+            fix=f"pick {what} present in the dataset",
+        )
+    return [a for a in allowed if a in set(given)]
+
+
+def _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges):
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("compute_profile needs a Dataset", expected="cap_core.dataset.Dataset", got=type(ds).__name__)
+    check_bootstrap_args(n_resamples, seed, level)
+    return _names_iv(benchmarks, ds.benchmarks, "benchmarks"), _names_iv(judges, ds.judges, "judges")
+
+
+_OPS = {
+    "pa": "position-averaged accuracy", "natural_pa": "position-averaged accuracy on the reference subset",
+    "strict": "strict both-correct", "consistency": "pure consistency (same verdict, correctness ignored)",
+    "stable_but_wrong": "stable-but-wrong share (pure consistency - strict)",
+    "surface_gap": "reference-subset pa minus adversarial-subset pa",
+    "supported": "supported rationales among correct, evaluated A/B verdicts",
+    "supported_correct": "unconditional supported-correct rate (A/B accuracy x supported)",
+    "macro_pa": "macro mean of the subsets' position-averaged accuracy (each subset weighted equally)",
+}
+
+
+def _row_specs(plans, subsets):
+    """(subset, condition, metric, kind, keys) per profile row, in output order."""
+    specs = []
+    for s in subsets:
+        specs.append((s, "overall", "pa", "cell", [("overall", "pa", s)]))
+        if s == "all" and len(subsets) > 1:
+            specs.append((s, "overall", "macro_pa", "macro", [("overall", "pa", t) for t in subsets[1:]]))
+        if s != "all":
+            specs += _pair_specs(s, "C7") if plans["C7"].kind == "position" else [(s, "C7", "strict", "none", [])]
+            continue
+        for cond in CONDITION_IDS:
+            p = plans[cond]
+            if p.kind == "content":
+                specs.append((s, cond, "pa", "cell", [(cond, "pa", s)]))
+            elif p.kind == "subset_gap":
+                specs += [(s, cond, "pa", "cell", [(cond, "pa", s)]),
+                          (s, cond, "natural_pa", "cell", [(cond, "natural_pa", s)]),
+                          (s, cond, "surface_gap", "diff", [(cond, "natural_pa", s), (cond, "pa", s)])]
+            elif p.kind in ("paired", "position"):
+                specs += _pair_specs(s, cond)
+            elif p.kind == "rationale":
+                specs += [(s, cond, "supported", "cell", [(cond, "supported", s)]),
+                          (s, cond, "supported_correct", "prod", [(cond, "acc", s), (cond, "supported", s)])]
+            else:
+                specs.append((s, cond, PRIMARY_METRIC[cond], "none", []))
+    return specs
+
+
+def _pair_specs(s, cond):
+    return [(s, cond, "strict", "cell", [(cond, "strict", s)]),
+            (s, cond, "consistency", "cell", [(cond, "consistency", s)]),
+            (s, cond, "stable_but_wrong", "diff", [(cond, "consistency", s), (cond, "strict", s)])]
+
+
+def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...], n: int) -> str:
+    if plan is None:
+        over = "over A/B and B/A" if len(orders) == 2 else f"on the {orders[0]} order only"
+        base = f"position-averaged accuracy {over} on all items"
+    else:
+        base = describe_plan(plan, orders)
+    if plan is not None and plan.kind == "none":
+        return base
+    if s != "all":
+        base += f", {s} subset"
+    if metric != PRIMARY_METRIC[cond] or (plan is not None and plan.kind == "subset_gap" and metric != "pa"):
+        base = f"{_OPS[metric]}; {base}"
+    return f"{base} (n={n})"
+
+
+def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
+    """Profile rows and sufficient statistics of one benchmark from its merged per-base sums."""
+    types, num, den, den_col, (tot_num, tot_den, tot_excl, tot_unrecv, tot_nogold) = merged
+    plans, judges, orders, subsets, bench = ctx.plans, ctx.judges, ctx.orders, ctx.subsets, ctx.bench
+    with np.errstate(invalid="ignore", divide="ignore"):
+        val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
+    type_of = {k: t for t, k in enumerate(types)}
+    rows, kinds, k0, k1, macro = [], [], [], [], []
+    specs = _row_specs(plans, subsets)
+    for j, judge in enumerate(judges):
+        for s, cond, metric, kind, keys in specs:
+            ks = [type_of[k] * len(judges) + j for k in keys]
+            if kind == "none":
+                v, code, use = np.nan, NONE, []
+            elif kind == "cell":
+                v, code, use = val[ks[0]], CELL, ks[:1]
+            elif kind == "macro":
+                v, code, use = float(np.mean(val[ks])), MACRO, ks
+            elif kind == "diff":
+                v, code = val[ks[0]] - val[ks[1]], DIFF
+                use = ks if metric == "surface_gap" else ks[:1]
+            else:  # prod: accuracy x conditional supported, both in percent
+                v, code, use = val[ks[0]] * val[ks[1]] / 100.0, PROD, ks[:1]
+            n, ex, unrecv, nogold = (sum(t[k] for k in use) for t in (tot_den, tot_excl, tot_unrecv, tot_nogold))
+            plan = None if cond == "overall" else plans[cond]
+            status = "" if cond == "overall" else plan.status
+            if np.isnan(v):
+                # nothing to score: the items lack gold (a preference-only source), else not measurable here
+                status = NEEDS_GOLD if (nogold > 0 and n == 0) else "unavailable"
+                code = NONE
+            operator = _operator(plan, cond, metric, s, orders, int(round(n)))
+            if cond == "overall" and s == "all" and len(subsets) > 1:
+                operator = (f"{_OPS['macro_pa']} over {len(subsets) - 1} subsets (n={int(round(n))})"
+                            if metric == "macro_pa" else operator.replace(
+                                " on all items", " on all items (micro: item-weighted)"))
+            if code == MACRO:
+                macro.append((len(rows), tuple(ks)))
+            kinds.append(code)
+            k0.append(ks[0] if ks else 0)
+            k1.append(ks[1] if len(ks) > 1 else 0)
+            rows.append({
+                "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
+                "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
+                "n_not_received": int(round(unrecv)),
+                "status": status, "operator": operator,
+                "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
+            })
+    return BenchStats(bench, ctx.n_base, np.asarray(ctx.strata), num, den, np.asarray(den_col, dtype=np.int64),
+                      tuple(rows), np.asarray(kinds, dtype=np.int8), np.asarray(k0, dtype=np.int64),
+                      np.asarray(k1, dtype=np.int64), macro=tuple(macro), notices=tuple(ctx.notices))
+
+
+def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
+                     facts: pl.DataFrame, bench_names: list[str], run_parts,
+                     failures: str = "count") -> tuple[BenchStats, ...]:
+    """Sufficient statistics of every benchmark, with the per-base sums computed by ``run_parts``.
+
+    Parameters
+    ----------
+    ds_small : Dataset
+        Items and declarations of the data, and judgments enough for
+        :func:`cap_core.profile.coverage.plan_benchmark` (orders, evaluated rationales).
+    facts : polars.DataFrame
+        Distinct ``b``, ``g``, ``o`` of the coded judgments (:func:`cap_core.profile.units.code_judgments`).
+    bench_names : list of str
+        Names the ``b`` codes index.
+    run_parts : callable
+        ``run_parts(contexts)`` with ``{benchmark: BenchContext}`` returns ``{benchmark:
+        [PartCells, ...]}`` (the engine's work: every base item in exactly one part).
+    failures : {"count", "exclude"}
+        The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
+    """
+    items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
+    items_by = items.partition_by("benchmark", as_dict=True)
+    decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
+    contexts = {}
+    for bench in benches:
+        f = facts.filter(pl.col("b") == bench_names.index(bench)) if bench in bench_names else facts.clear()
+        if f.height == 0:
+            continue
+        # plan_benchmark reads this benchmark's judgments lazily: no per-benchmark copy of the verdicts
+        sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
+        orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
+        contexts[bench] = bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
+                                        judge_list, plan_benchmark(sub, bench), by_subset, failures)
+    parts = run_parts(contexts)
+    return tuple(_bench_rows(ctx, merge_cells(ctx, parts[bench])) for bench, ctx in contexts.items())
+
+
+def distinct_bgo(coded: pl.DataFrame, n_judges: int) -> pl.DataFrame:
+    """Distinct (``b`` Int32, ``g`` Int64, ``o`` Int8) of coded judgments, through one integer key
+    (hashing one Int64 column is several times cheaper than hashing rows of three)."""
+    j = max(1, int(n_judges))
+    k = ((pl.col("b").cast(pl.Int64) * j + pl.col("g").cast(pl.Int64)) * 2 + pl.col("o").cast(pl.Int64)).unique()
+    key = coded.select(k.alias("k")).get_column("k")
+    return pl.DataFrame({"b": (key // (2 * j)).cast(pl.Int32), "g": ((key // 2) % j).cast(pl.Int64),
+                         "o": (key % 2).cast(pl.Int8)})
+
+
+def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
+                  failures: str = "count") -> tuple[BenchStats, ...]:
+    """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint."""
+    def build():
+        key, names = item_key(ds.items)
+        coded = code_judgments(ds.judgments, key, judge_list).collect()
+        facts = distinct_bgo(coded, len(judge_list))
+        # one benchmark: the codes as they are; several: one copy split by benchmark, the whole freed
+        single = facts.get_column("b").n_unique() == 1
+        coded_by = {(int(facts["b"][0]),): coded} if single else coded.partition_by("b", as_dict=True)
+        del coded
+
+        def run_parts(contexts):  # in memory: each benchmark is one part
+            return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
+                    for bench, ctx in contexts.items()}
+        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts, failures)
+
+    # keyed by the data, the selection and the verdict rules in force (a patched rule is a different key)
+    key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), failures,
+           verdicts.verdict_flags, verdicts.counted)
+    return cached_stats(key, build)
+
+
+def profile_from_stats(stats, n_resamples: int, seed: int, level: float) -> ProfileResult:
+    """The :class:`ProfileResult` of sufficient statistics (bootstrap of :func:`compute_profile`)."""
+    blocks = replicate_benchmarks(stats, int(n_resamples), int(seed), float(level))
+    rows = [dict(r) for st in stats for r in st.rows]
+    reps = np.column_stack([b[0] for b in blocks]) if blocks else np.zeros((n_resamples, 0))
+    low = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
+    high = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0)
+    for i, row in enumerate(rows):
+        v = row["value"]
+        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
+        if v is None:
+            row["ci_low"] = row["ci_high"] = None
+        elif np.isnan(lo) or row["n_items"] == 1:
+            row["ci_low"] = row["ci_high"] = v
+        else:
+            row["ci_low"], row["ci_high"] = float(lo), float(hi)
+        row["source"] = "computed"
+    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
+    return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed),
+                         level=float(level), notices=tuple(n for st in stats for n in st.notices))
+
+
+def compute_profile(
+    ds: Dataset,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    benchmarks: list[str] | None = None,
+    judges: list[str] | None = None,
+    by_subset: bool = False,
+    failures: str = "count",
+) -> ProfileResult:
+    """CAP profile of every judge on every benchmark, with shared bootstrap CIs.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Validated items, judgments and declarations.
+    n_resamples : int, default 1000
+        Bootstrap resamples (CAP §3.3 uses 1,000).
+    seed : int, default 0
+        Seed; benchmark ``b`` uses ``resample_counts(n_base_b, n_resamples,
+        benchmark_seed(seed, b), strata)`` with its base items sorted by
+        ``base_item_id``, so different benchmarks resample independently.
+    level : float, default 0.95
+        Confidence level, a fraction in (0, 1).
+    benchmarks, judges : list of str, optional
+        Restrict to these names (default: all in ``ds``).
+    by_subset : bool, default False
+        Also emit overall and C7 rows per native ``subset``.
+    failures : {"count", "exclude"}, default "count"
+        What a failed judgment (``unparsed`` or a missing order) does: ``count`` keeps
+        the unit in ``n_items``, never correct; ``exclude`` drops it from ``n_items``
+        (CAP App. L: API and parse failures lower n). Both count it in ``n_excluded``.
+        Items a judge has no judgment on are outside its ``n_items`` under either rule
+        (``n_not_received``; :mod:`cap_core.verdicts`).
+
+    Returns
+    -------
+    ProfileResult
+        ``profile`` in :data:`PROFILE_SCHEMA` (value/ci_low/ci_high in percent, null
+        when not measurable; ``n_items``/``n_excluded`` Int64) with one row per
+        (judge, benchmark, subset, condition, metric) and exactly one ``primary``
+        row per (judge, benchmark, subset, condition); ``replicates`` of shape
+        ``(n_resamples, profile.height)`` in percent. Conditions the benchmark
+        cannot measure appear as one null row with status ``unavailable``; a metric
+        that needs gold on items that have none, with status :data:`NEEDS_GOLD`. Judges
+        get rows only on benchmarks where they have judgments. Rules: module doc.
+        The per-base-item statistics are computed once per (dataset fingerprint,
+        benchmarks, judges, ``by_subset``) and kept (:mod:`cap_core.profile.engine`):
+        another seed, level or number of resamples only resamples them.
+
+    Raises
+    ------
+    CAPInputError
+        ``ds`` not a Dataset; ``n_resamples`` not a positive integer; ``seed`` not a
+        non-negative integer; ``level`` outside (0, 1); unknown benchmark or judge
+        names (the message lists the allowed ones); several items of one variant
+        under one base item; ``failures`` not a rule of
+        :data:`cap_core.verdicts.FAILURE_RULES`.
+    """
+    benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
+    failures = verdicts.check_failures(failures)
+    return profile_from_stats(profile_stats(ds, benches, judge_list, bool(by_subset), failures), n_resamples, seed,
+                              level)

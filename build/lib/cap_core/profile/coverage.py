@@ -1,0 +1,267 @@
+"""Coverage matrix: which CAP condition each benchmark can measure, and how.
+
+The coverage status of a (benchmark, condition) cell follows CAP Table 2 (``direct``,
+``approximate``, ``augmented``, ``unavailable``) and its operator follows CAP
+Appendix D / Table 12. Status comes from the importer's declarations together with
+the data itself. The rules, applied per benchmark and condition:
+
+1. A declaration with status ``unavailable`` always wins (the importer knows the
+   condition is not valid there, e.g. augmentation would break the label).
+2. C1-C4: items whose ``failure_type`` is the condition's planted error make the cell
+   ``direct`` (or the declared status if one is declared). Otherwise a declaration
+   with a selector column (``subset`` ...) and values selects a native task subset,
+   with the declared status (normally ``approximate``).
+3. C5/C6: a declaration with selector ``subset`` and a ``reference`` (LLMBar style)
+   compares adversarial subsets with a natural reference subset. Otherwise base items
+   that carry both a reference variant (``plain``, else ``original``, or the declared
+   reference) and the condition's variant (C5 ``polished``, C6 ``length_padded``, or
+   the declared values) make the cell measurable: declared status (e.g.
+   ``augmented``) or ``direct``.
+4. C7: measurable when the benchmark's judgments contain both orders AB and BA.
+5. C8: measurable when some judgment of the benchmark has ``rationale_supported``.
+6. A declared or data-implied cell with no usable items is ``unavailable``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.schema import (
+    CONDITION_IDS,
+    CONDITIONS,
+    CONTENT_FAILURE_TYPES,
+    PROFILE_SCHEMA,
+)
+
+__all__ = ["CellPlan", "plan_benchmark", "reference_variant", "coverage_matrix", "plan_members"]
+
+_PAIRED_DEFAULT = {"C5": ("polished",), "C6": ("length_padded",)}
+_ITEM_SELECTORS = ("subset", "failure_type", "variant", "flags")
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    """How one condition is measured on one benchmark.
+
+    ``kind`` is ``content`` (pa on selected items), ``paired`` (C5/C6 strict vs the
+    reference variant), ``subset_gap`` (LLMBar-style C5), ``position`` (C7),
+    ``rationale`` (C8) or ``none`` (unavailable). ``column``/``values`` select items;
+    ``reference`` names the reference variants or subsets; ``n_units`` counts the
+    units available in the items table; ``declared_operator`` is the importer's text.
+    """
+
+    condition: str
+    status: str
+    kind: str
+    column: str | None = None
+    values: tuple[str, ...] = ()
+    reference: tuple[str, ...] = ()
+    n_units: int = 0
+    declared_operator: str = ""
+
+
+def reference_variant(items_b: pl.DataFrame) -> str | None:
+    """The variant used for content conditions: ``plain``, else ``original``.
+
+    Returns ``None`` when the benchmark has a single variant (all items are used).
+    """
+    variants = set(items_b.get_column("variant").unique().to_list())
+    if len(variants) <= 1:
+        return None
+    for v in ("plain", "original"):
+        if v in variants:
+            return v
+    return None
+
+
+def _none(cond: str) -> CellPlan:
+    return CellPlan(cond, "unavailable", "none")
+
+
+def plan_benchmark(ds: Dataset, benchmark: str) -> dict[str, CellPlan]:
+    """Resolve the measurement plan of C1..C8 on one benchmark (rules in the module doc).
+
+    Returns
+    -------
+    dict
+        Condition id -> :class:`CellPlan`, for all eight conditions.
+    """
+    items_b = ds.items.filter(pl.col("benchmark") == benchmark)
+    decl = {r["condition"]: r for r in ds.declarations.filter(pl.col("benchmark") == benchmark).iter_rows(named=True)}
+    facts = ds.judgments.lazy().filter(pl.col("benchmark") == benchmark).select(
+        pl.col("order").unique().implode().alias("orders"),
+        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
+    ).collect().row(0, named=True)
+    variants = set(items_b.get_column("variant").unique().to_list())
+    orders = set(facts["orders"])
+    ref = reference_variant(items_b)
+    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
+    counts: dict[str, pl.Expr] = {}  # every item count needed, evaluated in one select
+    per_base: dict[str, pl.Expr] = {}  # per-base presence flags for paired conditions
+    specs: dict[str, tuple] = {}
+    for cond in CONDITION_IDS:
+        d = decl.get(cond)
+        if (d is not None and d["status"] == "unavailable") or cond in ("C7", "C8"):
+            continue
+        dvals = tuple(d["values"] or ()) if d else ()
+        dref = tuple(d["reference"] or ()) if d else ()
+        sel = d["selector"] if d else None
+        if cond in CONTENT_FAILURE_TYPES:
+            counts[f"{cond}_ft"] = (pool & (pl.col("failure_type") == CONTENT_FAILURE_TYPES[cond])).fill_null(False).sum()
+            if d is not None and sel in _ITEM_SELECTORS and dvals:
+                counts[f"{cond}_sel"] = (pool & pl.col(sel).is_in(list(dvals))).fill_null(False).sum()
+            specs[cond] = (sel, dvals)
+        elif d is not None and sel == "subset" and dvals and dref:
+            counts[f"{cond}_gap"] = (pool & pl.col("subset").is_in(list(dvals))).fill_null(False).sum()
+            specs[cond] = ("gap", dvals, dref)
+        else:
+            values = dvals if (sel == "variant" and dvals) else _PAIRED_DEFAULT[cond]
+            reference = dref or tuple(v for v in ("plain", "original") if v in variants)[:1]
+            if reference:
+                per_base[cond] = (pl.col("variant").is_in(list(reference)).any()
+                                  & pl.col("variant").is_in(list(values)).any()).alias(cond)
+            specs[cond] = ("paired", values, reference)
+    got = items_b.select(**counts).row(0, named=True) if counts else {}
+    if per_base:
+        got.update(items_b.group_by("base_item_id").agg(*per_base.values()).select(pl.all().exclude("base_item_id").sum())
+                   .row(0, named=True))
+    plans: dict[str, CellPlan] = {}
+    for cond in CONDITION_IDS:
+        d = decl.get(cond)
+        dstat, dop = (d["status"], d["operator"] or "") if d else (None, "")
+        plan = _none(cond)
+        if cond == "C7":
+            if {"AB", "BA"} <= orders and not (d is not None and dstat == "unavailable"):
+                plan = CellPlan(cond, dstat or "direct", "position", "order", ("AB", "BA"), (), items_b.height, dop)
+        elif cond == "C8":
+            if facts["n8"] and not (d is not None and dstat == "unavailable"):
+                plan = CellPlan(cond, dstat or "direct", "rationale", "rationale", (), (), facts["n8"], dop)
+        elif cond not in specs:
+            pass
+        elif cond in CONTENT_FAILURE_TYPES:
+            sel, dvals = specs[cond]
+            if got[f"{cond}_ft"]:
+                ft = CONTENT_FAILURE_TYPES[cond]
+                plan = CellPlan(cond, dstat or "direct", "content", "failure_type", (ft,), (), got[f"{cond}_ft"], dop)
+            elif f"{cond}_sel" in got:
+                plan = CellPlan(cond, dstat, "content", sel, dvals, (), got[f"{cond}_sel"], dop)
+        elif specs[cond][0] == "gap":
+            _, dvals, dref = specs[cond]
+            plan = CellPlan(cond, dstat, "subset_gap", "subset", dvals, dref, got[f"{cond}_gap"], dop)
+        else:
+            _, values, reference = specs[cond]
+            plan = CellPlan(cond, dstat or "direct", "paired", "variant", values, reference, got.get(cond, 0), dop)
+        if plan.kind != "none" and plan.n_units == 0:
+            plan = _none(cond)
+        plans[cond] = plan
+    return plans
+
+
+def describe_plan(plan: CellPlan, orders: tuple[str, ...]) -> str:
+    """One-line description of the measurement, used as the coverage operator."""
+    if plan.kind == "none":
+        return "not measurable on this benchmark"
+    over = "over A/B and B/A" if len(orders) == 2 else f"on the {orders[0]} order only"
+    sel = ", ".join(plan.values)
+    if plan.kind == "content":
+        what = f"{sel} items" if plan.column == "failure_type" else f"the {sel} {plan.column}"
+        return f"position-averaged accuracy {over} on {what}"
+    if plan.kind == "paired":
+        return f"strict both-correct: {sel} vs. {'/'.join(plan.reference)} presentation, per order, averaged {over}"
+    if plan.kind == "subset_gap":
+        return f"position-averaged accuracy {over} on adversarial subsets {sel} (reference {', '.join(plan.reference)})"
+    if plan.kind == "position":
+        return "strict both-correct over the A/B and B/A orderings"
+    return "share of correct A/B verdicts whose rationale the evaluator judged supporting"
+
+
+def coverage_matrix(ds: Dataset, profile: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Coverage status of every benchmark x condition (CAP Table 2, operators per Appendix D).
+
+    Parameters
+    ----------
+    ds : Dataset
+        Items, judgments and declarations.
+    profile : polars.DataFrame, optional
+        A profile from :func:`cap_core.profile.conditions.compute_profile`. When given,
+        ``n_items`` is the largest primary-row ``n_items`` over judges (subset
+        ``all``) and a cell whose primary rows are all null becomes ``unavailable``.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per benchmark x C1..C8 (benchmarks sorted): ``benchmark``,
+        ``condition``, ``condition_name`` (CAP Table 1), ``status`` (CAP Table 2
+        vocabulary), ``operator`` (declared text, else a generated description),
+        ``n_items`` (Int64, units available: items for C1-C4/C7, base items for
+        paired C5/C6, items with an evaluated rationale for C8; 0 when
+        unavailable), ``source`` = ``"computed"``.
+
+    Raises
+    ------
+    CAPInputError
+        ``ds`` is not a Dataset, or ``profile`` lacks profile columns.
+    """
+    if not isinstance(ds, Dataset):
+        raise CAPInputError("coverage_matrix needs a Dataset", expected="cap_core.dataset.Dataset", got=type(ds).__name__)
+    if profile is not None:
+        missing = [c for c in PROFILE_SCHEMA if c not in profile.columns]
+        if missing:
+            raise CAPInputError(
+                "profile is missing columns", column=missing[0], expected="PROFILE_SCHEMA columns", got=profile.columns,
+                fix="pass the .profile frame returned by compute_profile",
+            )
+    rows = []
+    for bench in ds.benchmarks:
+        orders = tuple(sorted(ds.judgments.filter(pl.col("benchmark") == bench).get_column("order").unique()))
+        for cond, plan in plan_benchmark(ds, bench).items():
+            status, n = plan.status, plan.n_units
+            if profile is not None and status != "unavailable":
+                prim = profile.filter(
+                    (pl.col("benchmark") == bench) & (pl.col("condition") == cond)
+                    & (pl.col("subset") == "all") & pl.col("primary") & pl.col("value").is_not_null()
+                )
+                if prim.height == 0:
+                    status, n = "unavailable", 0
+                else:
+                    n = int(prim.get_column("n_items").max())
+            if status == "unavailable":
+                n = 0
+            op = plan.declared_operator or describe_plan(plan, orders or ("AB",))
+            rows.append((bench, cond, CONDITIONS[cond][0], status, op if status != "unavailable" else "", n, "computed"))
+    schema = {
+        "benchmark": pl.String, "condition": pl.String, "condition_name": pl.String, "status": pl.String,
+        "operator": pl.String, "n_items": pl.Int64, "source": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def plan_members(plan: CellPlan, items_b: pl.DataFrame, orders: tuple[str, ...]) -> tuple[pl.Expr, tuple[str, ...]]:
+    """Which judged calls of one benchmark feed ``plan``'s condition (the plan's own selection).
+
+    ``items_b`` is the benchmark's items table; ``orders`` the orders judged (``AB``
+    before ``BA``). Returns a Boolean expression over ``items_b`` rows and the orders
+    whose calls count: content conditions take the plan's ``column``/``values`` within
+    the reference variant; a subset gap its adversarial and reference subsets; paired
+    C5/C6 the reference and changed variants of base items that have both; C7 every
+    item in both orders; C8 every item in the first order (rule 5). Used by the live-run
+    failure table, so its rows are the conditions the profile measures.
+    """
+    ref = reference_variant(items_b)
+    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
+    if plan.kind == "content":
+        member = pool & pl.col(plan.column).is_in(list(plan.values))
+    elif plan.kind == "subset_gap":
+        member = pool & pl.col("subset").is_in([*plan.values, *plan.reference])
+    elif plan.kind == "paired":
+        has = [pl.col("variant").is_in(list(v)).any().over("base_item_id") for v in (plan.reference, plan.values)]
+        member = pl.col("variant").is_in([*plan.reference, *plan.values]) & has[0] & has[1]
+    elif plan.kind in ("position", "rationale"):
+        member = pl.lit(True)
+    else:
+        member = pl.lit(False)
+    return member.fill_null(False), (orders[:1] if plan.kind == "rationale" else orders)

@@ -1,0 +1,525 @@
+"""Per-unit arrays behind :func:`cap_core.profile.conditions.compute_profile`.
+
+For one benchmark, the verdict rows of :func:`cap_core.verdicts.verdict_rows` (the one
+place where correct, tie, unparsed and missing are decided) become dense numpy arrays:
+verdict codes and correctness / exclusion flags of shape ``(n_judges, n_items)`` per
+order, evaluated rationales, the base-item index (:func:`cap_core.bootstrap.base_index`)
+and bootstrap stratum of every item. Item selections (subsets, planted failure types,
+variant pairs) come from one ``select`` over the items table. Every condition cell is
+then a vectorised numpy expression over all judges at once. The rules are documented
+in :mod:`cap_core.profile.conditions`; this module only implements them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cap_core import verdicts
+from cap_core.bootstrap import base_index, per_base_sums
+from cap_core.dataset import Dataset
+from cap_core.errors import CAPInputError
+from cap_core.profile.coverage import reference_variant
+
+#: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
+#: apart (pure consistency: the same verdict twice); correctness comes from the flags.
+A, B, TIE, OTHER, MISSING = 0, 1, 2, 3, -1
+_STRATA_COLUMNS = ("subset", "failure_type", "variant")
+
+
+#: Subset row of the items that carry no subset (only with ``by_subset`` and other subsets present).
+MISSING_SUBSET = "(missing)"
+
+@dataclass
+class BenchUnits:
+    """Dense verdict arrays of one benchmark.
+
+    ``items``: the benchmark's items with ``idx`` (row) and ``base_idx`` (base-item
+    code); ``v``: order -> int8 verdict codes ``(n_judges, n_items)``; ``ok``: order ->
+    bool ``correct`` flags and ``bad``: order -> bool ``excluded`` flags (tie, unparsed
+    or missing) of :func:`cap_core.verdicts.verdict_rows`, same shape; ``rs``:
+    ``(n_judges, n_items)`` rationale_supported of the first order (-1 when null or
+    missing); ``recv``: ``(n_judges, n_items)`` bool, the judge received the item (has a
+    judgment row on it in some order: :mod:`cap_core.verdicts`); ``gold``: ``(n_items,)``
+    bool, the item has a gold label; ``base``: ``(n_items,)`` base index; ``strata``:
+    ``(n_base,)`` stratum label of every base item.
+    """
+
+    items: pl.DataFrame
+    v: dict[str, np.ndarray]
+    ok: dict[str, np.ndarray]
+    bad: dict[str, np.ndarray]
+    rs: np.ndarray
+    recv: np.ndarray
+    gold: np.ndarray
+    base: np.ndarray
+    n_base: int
+    strata: np.ndarray
+
+
+def _code() -> pl.Expr:
+    """Verdict code from the flags of :func:`cap_core.verdicts.verdict_rows`."""
+    return (pl.when(pl.col("missing")).then(MISSING).when(pl.col("tie")).then(TIE)
+            .when(pl.col("unparsed")).then(OTHER).when(pl.col("verdict") == "A").then(A).otherwise(B)
+            .cast(pl.Int8))
+
+
+def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
+    """Index items and code the verdict rows of every benchmark in one pass.
+
+    Returns two dicts keyed by ``(benchmark,)``: items with ``idx`` (row within the
+    benchmark), and the verdict rows of the given judges (the expected cells of
+    :func:`cap_core.verdicts.verdict_grid`, so a missing (item, order) is a row, with the
+    flags of :func:`cap_core.verdicts.verdict_flags`) with ``g`` (position in
+    ``judges``), ``idx``, ``o`` (0 = AB, 1 = BA), ``code`` (verdict code), ``ok`` /
+    ``bad`` (Int8 ``correct`` / ``excluded`` flags) and ``rs`` (rationale_supported, -1
+    when null). Integer keys throughout: no join or string comparison per verdict row
+    beyond the grid's own.
+    """
+    items = ds.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
+    carry = ("rationale_supported",) if "rationale_supported" in ds.judgments.columns else ()
+    grid = verdicts.verdict_grid(ds, None, list(judges), carry)
+    by_bench = items.partition_by("benchmark", as_dict=True)
+    if grid is None:
+        return by_bench, {}
+    sorted_items, names, cols = grid
+    # per sorted item: benchmark code, row within its benchmark, gold
+    bench_names = sorted(sorted_items.get_column("benchmark").unique().to_list())
+    b_code = (sorted_items.get_column("benchmark").rank("dense") - 1).cast(pl.Int64).to_numpy()
+    idx = items.get_column("idx").to_numpy()[sorted_items.get_column("item_row").to_numpy()]
+    g_of = np.searchsorted(np.asarray(judges, dtype=object), np.asarray(names, dtype=object))
+    item = cols.get_column("item").to_numpy()
+    rs = pl.col("rationale_supported") if carry else pl.lit(None)
+    coded = (cols.with_columns(sorted_items.get_column("gold").gather(cols.get_column("item")).alias("gold"))
+             .with_columns(verdicts.verdict_flags())  # looked up at call time: the one rule
+             .select(pl.Series("b", b_code[item]), pl.Series("g", g_of[cols.get_column("judge").to_numpy()]),
+                     pl.Series("idx", idx[item]), pl.col("order").cast(pl.Int8).alias("o"), _code().alias("code"),
+                     pl.col("correct").cast(pl.Int8).alias("ok"), pl.col("excluded").cast(pl.Int8).alias("bad"),
+                     rs.cast(pl.Int8).fill_null(-1).alias("rs")))
+    parts = coded.partition_by("b", as_dict=True, include_key=False)
+    return by_bench, {(bench_names[k[0]],): part for k, part in parts.items()}
+
+
+def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
+               strata_extra: tuple[str, ...] = (), *, present: np.ndarray | None = None,
+               orders: tuple[str, ...] | None = None,
+               with_strata: bool = True) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
+    """Dense arrays of one benchmark from :func:`prepare` output.
+
+    Returns the units, the judges with at least one judgment here (in ``judges``
+    order) and the orders present (``AB`` before ``BA``). Strata: base items with the
+    same set of (``subset``, ``failure_type``, ``variant``, ``strata_extra``) values
+    over their items share a stratum.
+
+    ``present`` (judge codes, ascending) and ``orders`` override the judges and orders
+    found in ``coded``: a partition of the benchmark's base items
+    (:func:`partition_cells`) uses the benchmark's own, so that every partition has the
+    same cells. ``with_strata=False`` leaves ``strata`` empty.
+    """
+    g, i, o, code, ok_all, bad_all, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "ok", "bad",
+                                                                            "rs"))
+    present = np.unique(g) if present is None else np.asarray(present)
+    j = np.searchsorted(present, g)
+    orders = tuple(("AB", "BA")[k] for k in np.unique(o)) if orders is None else tuple(orders)
+    n, nj = items.height, present.size
+    v, ok, bad = {}, {}, {}
+    for k, name in enumerate(("AB", "BA")):
+        if name in orders:
+            m = o == k
+            v[name] = np.full((nj, n), MISSING, dtype=np.int8)
+            v[name][j[m], i[m]] = code[m]
+            ok[name] = np.zeros((nj, n), dtype=bool)
+            ok[name][j[m], i[m]] = ok_all[m] == 1
+            bad[name] = np.ones((nj, n), dtype=bool)
+            bad[name][j[m], i[m]] = bad_all[m] == 1
+    recv = np.zeros((nj, n), dtype=bool)
+    recv[j, i] = True  # received: a judgment row on the item in some order (cap_core.verdicts)
+    gold = items.get_column("gold").is_not_null().to_numpy() if "gold" in items.columns else np.ones(n, dtype=bool)
+    rs = np.full((nj, n), -1, dtype=np.int8)
+    if orders:
+        first = o == (0 if orders[0] == "AB" else 1)
+        rs[j[first], i[first]] = rs_all[first]
+    base, n_base = base_index(items["base_item_id"])
+    items = items.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
+    strata = base_strata(items, base, n_base, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
+    units = BenchUnits(items, v, ok, bad, rs, recv, gold, base, n_base, strata)
+    return units, [judges[x] for x in present], orders
+
+
+def base_strata(items: pl.DataFrame, base: np.ndarray, n_base: int, strata_extra: tuple[str, ...] = ()) -> np.ndarray:
+    """``(n_base,)`` stratum label of every base item (rule: :func:`load_units`); ``items`` has ``base_idx``."""
+    n = items.height
+    cols = [c for c in dict.fromkeys(_STRATA_COLUMNS + tuple(strata_extra)) if c in items.columns]
+    key = pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in cols], separator="\x1f")
+    if n == n_base:  # one item per base item: the item's own key
+        strata = items.select(key.rank("dense").alias("s")).to_series().to_numpy()
+        strata = strata[np.argsort(base)]
+    else:
+        strata = (items.group_by("base_idx").agg(key.unique().sort().str.join("\x1e").alias("k"))
+                  .sort("base_idx").select(pl.col("k").rank("dense"))).to_series().to_numpy()
+    return strata
+
+
+#: Per-cell totals kept beside the per-base sums, in this order: numerator, denominator
+#: (``n_items``), units excluded (``n_excluded``), units of the cell the judge did not
+#: receive (``n_not_received``) and received units without gold (of cells that need gold).
+TOTALS: tuple[str, ...] = ("num", "den", "excl", "unrecv", "nogold")
+
+
+class Cells:
+    """Per-base numerator / denominator sums of every cell; cell index = type * n_judges + judge.
+
+    :meth:`add` takes one cell type for all judges: unit base indices ``(m,)`` and
+    numerator, denominator (``None`` = 1 per unit, shared by all judges), excluded,
+    not-received and no-gold indicators of shape ``(n_judges, m)`` (the last two may be
+    ``None``: none).
+    """
+
+    def __init__(self, n_judges: int, n_base: int, keep_units: bool = False):
+        self.J, self.n_base, self.types = n_judges, n_base, {}
+        self.num, self.den, self.den_col, self.totals = [], [], [], []
+        self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
+
+    def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray,
+            unrecv: np.ndarray | None = None, nogold: np.ndarray | None = None) -> None:
+        self.types[key] = len(self.types)
+        num = num.astype(np.float64)
+        if self.units is not None:
+            self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
+        self.num.append(per_base_sums(base, num.T, self.n_base))
+        start = sum(d.shape[1] for d in self.den)  # first column of the block added below
+        if den is None:
+            self.den.append(per_base_sums(base, np.ones(base.size), self.n_base))
+            self.den_col += [start] * self.J
+            tot_den = np.full(self.J, float(base.size))
+        else:
+            den = den.astype(np.float64)
+            self.den.append(per_base_sums(base, den.T, self.n_base))
+            self.den_col += list(range(start, start + self.J))
+            tot_den = den.sum(axis=1)
+        zero = np.zeros(self.J)
+        self.totals.append((num.sum(axis=1), tot_den, excl.sum(axis=1).astype(np.float64),
+                            zero if unrecv is None else unrecv.sum(axis=1).astype(np.float64),
+                            zero if nogold is None else nogold.sum(axis=1).astype(np.float64)))
+
+    def idx(self, key: tuple, j: int) -> int:
+        return self.types[key] * self.J + j
+
+    def matrices(self):
+        """``num (n_base, K)``, ``den (n_base, D)``, ``den_col (K,)`` (column of ``den`` per cell) and
+        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``."""
+        if not self.num:
+            z = np.zeros((self.n_base, 0))
+            return z, z, np.zeros(0, dtype=np.int64), tuple(np.zeros(0) for _ in TOTALS)
+        tot = tuple(np.concatenate(t) for t in zip(*self.totals))
+        return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tot
+
+
+def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Base items holding a reference and a treated presentation: (base index, reference item, treated item)."""
+    sides = []
+    for vals in (reference, values):
+        part = u.items.filter(pl.col("variant").is_in(list(vals))).select("base_idx", "base_item_id", "idx")
+        dup = part.filter(pl.col("base_item_id").is_duplicated())
+        if dup.height:
+            raise CAPInputError(
+                f"a base item has more than one {'/'.join(vals)} item", file=bench, column="variant",
+                expected="at most one item per base item and variant", got=dup["base_item_id"][0],
+                fix="give each presentation variant of a base item its own variant name",
+            )
+        sides.append(part.drop("base_item_id"))
+    pr = sides[0].join(sides[1], on="base_idx", how="inner", suffix="_t")
+    return pr["base_idx"].to_numpy(), pr["idx"].to_numpy(), pr["idx_t"].to_numpy()
+
+
+def _failed(v: np.ndarray) -> np.ndarray:
+    """An API or parse failure (``unparsed`` or missing verdict) from verdict codes."""
+    return (v == MISSING) | (v == OTHER)
+
+
+def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: object = ...,
+              failures: str = "count") -> None:
+    """Register every measurable cell of one benchmark (rules: conditions module).
+
+    ``ref``: the benchmark's reference variant (default: from ``u.items``; a partition
+    passes the whole benchmark's). ``failures``: :data:`cap_core.verdicts.FAILURE_RULES`.
+    Each cell's denominator follows :func:`cap_core.verdicts.counted` (the denominator
+    rule); where every unit of every judge is in it, the cell keeps one shared
+    denominator (complete data: the same sums as before the rule existed).
+    """
+    correct, bad = u.ok, u.bad  # flags of cap_core.verdicts.verdict_rows
+    failed = {o: _failed(u.v[o]) for o in orders}
+
+    def consistent(a, b):
+        return (a == b) & (a >= 0) & (a <= TIE)
+
+    def add(key, base, num, bad_any, failed_any, recv, gold, needs_gold=True):
+        keep = verdicts.counted(recv, gold, failed_any, failures=failures, needs_gold=needs_gold)
+        if failures == "exclude":  # units that left n for a failure
+            excl = verdicts.counted(recv, gold, failed_any, failures="count", needs_gold=needs_gold) & failed_any
+        else:  # units in n forced to not-correct
+            excl = keep & bad_any
+        nogold = (recv & ~np.broadcast_to(gold, recv.shape)) if needs_gold else None
+        if keep.all():
+            cells.add(key, base, num, None, excl, ~recv, nogold)
+        else:
+            cells.add(key, base, np.where(keep, num, 0), keep, excl, ~recv, nogold)
+
+    pa = sum(correct[o].astype(np.float64) for o in orders) / len(orders)
+    pa_bad = np.logical_or.reduce([bad[o] for o in orders])
+    pa_failed = np.logical_or.reduce([failed[o] for o in orders])
+    ref = reference_variant(u.items) if ref is ... else ref
+    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
+    sel = {}
+    for s in subsets:
+        sel[("s", s)] = pl.lit(True) if s == "all" else (pl.col("subset") == s)
+    for cond, p in plans.items():
+        if p.kind == "content":
+            sel[(cond, "pa")] = pool & pl.col(p.column).is_in(list(p.values))
+        elif p.kind == "subset_gap":
+            sel[(cond, "pa")] = pool & pl.col("subset").is_in(list(p.values))
+            sel[(cond, "natural_pa")] = pool & pl.col("subset").is_in(list(p.reference))
+    names = {k: f"m{i}" for i, k in enumerate(sel)}
+    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])
+    idx = {k: np.flatnonzero(np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,))) for k in sel}
+    for s in subsets:
+        it = idx[("s", s)]
+        rv, gd = u.recv[:, it], u.gold[it]
+        add(("overall", "pa", s), u.base[it], pa[:, it], pa_bad[:, it], pa_failed[:, it], rv, gd)
+        if plans["C7"].kind == "position":
+            ab, ba = u.v["AB"][:, it], u.v["BA"][:, it]
+            both = bad["AB"][:, it] | bad["BA"][:, it]
+            fail = failed["AB"][:, it] | failed["BA"][:, it]
+            add(("C7", "strict", s), u.base[it], correct["AB"][:, it] & correct["BA"][:, it], both, fail, rv, gd)
+            add(("C7", "consistency", s), u.base[it], consistent(ab, ba), both, fail, rv, gd, needs_gold=False)
+    for cond, p in plans.items():
+        if p.kind in ("content", "subset_gap"):
+            for metric in ("pa", "natural_pa") if p.kind == "subset_gap" else ("pa",):
+                it = idx[(cond, metric)]
+                add((cond, metric, "all"), u.base[it], pa[:, it], pa_bad[:, it], pa_failed[:, it],
+                    u.recv[:, it], u.gold[it])
+        elif p.kind == "paired":
+            base, r, t = _variant_pairs(u, p.reference, p.values, bench)
+            strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
+            cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
+            nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
+            nf = np.logical_or.reduce([failed[o][:, x] for o in orders for x in (r, t)])
+            rv, gd = u.recv[:, r] & u.recv[:, t], u.gold[r] & u.gold[t]
+            add((cond, "strict", "all"), base, strict, nb, nf, rv, gd)
+            add((cond, "consistency", "all"), base, cons, nb, nf, rv, gd, needs_gold=False)
+    if plans["C8"].kind == "rationale":
+        o0 = orders[0]
+        ok, rs = correct[o0], u.rs
+        if failures == "exclude":  # a correct verdict is never a failure: the same cell under either rule
+            ok = ok & ~failed[o0]
+        nogold = u.recv & ~u.gold
+        cells.add(("C8", "supported", "all"), u.base, ok & (rs == 1), ok & (rs >= 0), ok & (rs < 0), ~u.recv, nogold)
+        add(("C8", "acc", "all"), u.base, ok, bad[o0], failed[o0], u.recv, u.gold)
+
+
+# ---- partitions of base items: the same cells from pieces of the data -------------------------------------------
+#
+# The per-base sums of a base item depend only on the verdicts of its own items, given a few
+# benchmark-wide facts (the judges and orders present, the plans, the subsets, the reference
+# variant). So the verdicts can be split by base item, each piece turned into its rows of the
+# per-base sums by the code above, and the pieces stacked: the streamed and the Dask engines
+# (cap_core.profile.engine_stream / engine_dask) do that; in memory the whole benchmark is one piece.
+
+
+def item_key(items: pl.DataFrame, n_buckets: int = 1) -> tuple[pl.DataFrame, list[str]]:
+    """Per item: ``benchmark``, ``item_id`` -> ``b`` (benchmark code), ``idx`` (row within its benchmark), ``gold``, ``bucket``.
+
+    ``bucket`` = the item's base-item rank within its benchmark modulo ``n_buckets``, so all
+    items of a base item share a bucket. Returns the frame and the benchmark names (``b``
+    indexes them, sorted).
+    """
+    names = sorted(items.get_column("benchmark").unique().to_list())
+    key = items.select(
+        "benchmark", "item_id", "gold",
+        (pl.col("benchmark").rank("dense") - 1).cast(pl.Int32).alias("b"),
+        pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
+        ((pl.col("base_item_id").rank("dense").over("benchmark") - 1) % max(1, int(n_buckets))).cast(pl.Int32)
+        .alias("bucket"))
+    return key, names
+
+
+def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFrame:
+    """The judgments of ``judges`` as compact codes, flags by :func:`cap_core.verdicts.verdict_flags`.
+
+    Parameters
+    ----------
+    judgments : polars.DataFrame or LazyFrame
+        Validated judgments (columns of :data:`cap_core.schema.JUDGMENTS_SCHEMA`; a scan
+        of Parquet files works, nothing is read until collected).
+    key : polars.DataFrame
+        :func:`item_key` of the items.
+    judges : list of str
+        The profiled judges; ``g`` is the position in this list.
+
+    Returns
+    -------
+    polars.LazyFrame
+        One row per judgment: ``b``, ``bucket`` (Int32), ``g``, ``idx`` (Int64), ``o``
+        (0 = AB, 1 = BA), ``code``, ``ok``, ``bad``, ``rs`` (Int8; as in :func:`prepare`).
+        Missing verdicts have no row: :func:`load_units` fills them (code ``MISSING``,
+        not correct, excluded, rationale -1), the values ``verdict_flags`` gives a null
+        verdict.
+    """
+    lf = judgments.lazy() if isinstance(judgments, pl.DataFrame) else judgments
+    has_rs = "rationale_supported" in lf.collect_schema().names()
+    rs = pl.col("rationale_supported") if has_rs else pl.lit(None)
+    # Only small codes cross the join: judge, order and rationale become integers and the verdict and gold
+    # letters categoricals before it (the rule of verdict_flags compares them as the letters they name), so
+    # ten million verdicts join as a few hundred megabytes of integers rather than copies of their strings.
+    g = pl.col("judge").replace_strict(list(judges), list(range(len(judges))), default=None, return_dtype=pl.Int64)
+    small = lf.select("benchmark", "item_id", g.alias("g"), (pl.col("order") == "BA").cast(pl.Int8).alias("o"),
+                      pl.col("verdict").cast(pl.Categorical), rs.cast(pl.Int8).fill_null(-1).alias("rs"))
+    keys = key.lazy().select("benchmark", "item_id", "b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
+    return (small.filter(pl.col("g").is_not_null())
+            .join(keys, on=["benchmark", "item_id"], how="inner")
+            .with_columns(verdicts.verdict_flags())
+            .select("b", "bucket", "g", "idx", "o", _code().alias("code"), pl.col("correct").cast(pl.Int8).alias("ok"),
+                    pl.col("excluded").cast(pl.Int8).alias("bad"), "rs"))
+
+
+@dataclass
+class BenchContext:
+    """Benchmark-wide facts every partition of its base items must share.
+
+    ``items``: the benchmark's items in ``ds.items`` order with ``idx`` and the global
+    ``base_idx``; ``present``: codes (into the profiled judges) of the judges with a
+    judgment here, ascending; ``judges`` their names; ``orders``; ``plans`` (coverage);
+    ``subsets``; ``ref`` (reference variant); ``n_base`` and ``strata`` ``(n_base,)``;
+    ``notices`` (e.g. items without a subset forming the ``(missing)`` subset);
+    ``failures`` (:data:`cap_core.verdicts.FAILURE_RULES`).
+    """
+
+    bench: str
+    items: pl.DataFrame
+    present: np.ndarray
+    judges: list[str]
+    orders: tuple[str, ...]
+    plans: dict
+    subsets: list[str]
+    ref: object
+    n_base: int
+    strata: np.ndarray
+    notices: tuple = ()
+    failures: str = "count"
+
+
+def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
+                  judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count") -> BenchContext:
+    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``)."""
+    extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
+    base, n_base = base_index(items_b["base_item_id"])
+    items_b = items_b.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
+    strata = base_strata(items_b, base, n_base, extra)
+    ref = reference_variant(items_b)
+    subsets, notices = ["all"], []
+    if by_subset:
+        subsets += sorted(s for s in items_b.get_column("subset").unique().to_list() if s != "all")
+        n_missing = int((items_b.get_column("subset") == "all").sum())
+        if len(subsets) > 1 and n_missing:
+            # relabel for the subset rows only: strata (and so the resamples) are fixed above
+            items_b = items_b.with_columns(pl.when(pl.col("subset") == "all").then(pl.lit(MISSING_SUBSET))
+                                           .otherwise(pl.col("subset")).alias("subset"))
+            subsets.append(MISSING_SUBSET)
+            notices.append(f"{bench}: {n_missing} of {items_b.height} items carry no subset; they form "
+                           f"the subset row {MISSING_SUBSET!r} (and count in 'all' and in the macro mean)")
+    present = np.asarray(present, dtype=np.int64)
+    n_nogold = int(items_b.get_column("gold").null_count())
+    if n_nogold:
+        notices.append(f"{bench}: {n_nogold} of {items_b.height} items have no gold label; metrics that compare "
+                       "verdicts with gold use the items that have one, pure consistency uses all"
+                       + ("" if n_nogold < items_b.height else " (every accuracy metric here needs gold)"))
+    return BenchContext(bench, items_b, present, [judge_list[x] for x in present], tuple(orders), plans, subsets,
+                        ref, n_base, strata, tuple(notices), failures)
+
+
+@dataclass
+class PartCells:
+    """Per-base sums of one partition: ``rows`` (global base codes), ``num``, ``den``, per-cell totals
+    ``tot`` (the arrays of :data:`TOTALS`) and ``types`` (the cell-type keys of :class:`Cells`, in
+    column-block order)."""
+
+    types: tuple
+    rows: np.ndarray
+    num: np.ndarray
+    den: np.ndarray
+    den_col: np.ndarray
+    tot: tuple
+
+
+def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.DataFrame) -> PartCells:
+    """Per-base sums of the base items in ``items_part`` (all their items), from their judgments ``coded_part``.
+
+    ``items_part``: rows of ``ctx.items`` (with ``idx`` and global ``base_idx``) holding
+    whole base items; ``coded_part``: their rows of :func:`code_judgments` (columns
+    ``g``, ``idx``, ``o``, ``code``, ``ok``, ``bad``, ``rs``).
+    """
+    lookup = np.full(ctx.items.height, -1, dtype=np.int64)
+    lookup[items_part.get_column("idx").to_numpy()] = np.arange(items_part.height)
+    local = items_part.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("idx"))
+    coded_local = coded_part.with_columns(pl.Series("idx", lookup[coded_part.get_column("idx").to_numpy()]))
+    u, _, _ = load_units(local.drop("base_idx"), coded_local, list(range(int(ctx.present.max(initial=-1)) + 1)),
+                         present=ctx.present, orders=ctx.orders, with_strata=False)
+    rows = np.zeros(u.n_base, dtype=np.int64)
+    rows[u.base] = items_part.get_column("base_idx").to_numpy()
+    cells = Cells(len(ctx.present), u.n_base)
+    add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures)
+    num, den, den_col, tot = cells.matrices()
+    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
+
+
+#: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
+COMPACT_BYTES = 2**26
+
+
+def _compact(x: np.ndarray) -> np.ndarray:
+    """``x`` in float32 when it is large and every value is exactly representable there.
+
+    The values are the same numbers, so nothing computed from them changes (the bootstrap
+    decides its precision from the values: :class:`cap_core.bootstrap.StratifiedRatios`);
+    memory halves.
+    """
+    if x.nbytes <= COMPACT_BYTES or x.dtype != np.float64:
+        return x
+    y = x.astype(np.float32)
+    return y if np.array_equal(y, x) else x
+
+
+def merge_cells(ctx: BenchContext, parts: list[PartCells]):
+    """Stack partitions into the benchmark's cell types, ``num (n_base, K)``, ``den``, ``den_col`` and totals.
+
+    Every base item lies in exactly one partition; totals add (sums of halves: exact in any
+    order, so the result does not depend on how the base items were split). Returns
+    ``(types, num, den, den_col, tot)`` with ``tot`` the arrays of :data:`TOTALS`.
+    Partitions whose cells share denominators differently (one complete, another not)
+    are stacked with one denominator column per cell.
+    """
+    parts = [p for p in parts if p.rows.size]
+    first = parts[0]
+    tot = tuple(np.sum([p.tot[k] for p in parts], axis=0) for k in range(len(TOTALS)))
+    if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(first.rows, np.arange(ctx.n_base)):
+        return first.types, first.num, first.den, first.den_col, tot  # one part: as it is
+    if any(not np.array_equal(p.den_col, first.den_col) for p in parts):
+        parts = [PartCells(p.types, p.rows, p.num, p.den[:, p.den_col], np.arange(p.den_col.size), p.tot)
+                 for p in parts]
+        first = parts[0]
+
+    def halves(x):
+        return bool(np.array_equal(2.0 * x, np.round(2.0 * x))) and float(np.abs(x).max(initial=0.0)) < 2.0**22
+
+    # sums of halves below 2**22 are exact in float32: half the memory for large benchmarks, same numbers
+    big = sum(p.num.nbytes + p.den.nbytes for p in parts) > 2**28
+    exact = big and all(halves(p.num) and halves(p.den) for p in parts)
+    dtype = np.float32 if exact else np.float64
+    num = np.zeros((ctx.n_base, first.num.shape[1]), dtype=dtype)
+    den = np.zeros((ctx.n_base, first.den.shape[1]), dtype=dtype)
+    for p in parts:
+        num[p.rows] = p.num
+        den[p.rows] = p.den
+    return first.types, num, den, first.den_col, tot

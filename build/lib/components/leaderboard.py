@@ -1,0 +1,83 @@
+"""The leaderboard of the Choose page: a display table and a bar chart of scores with intervals."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from components.labels import short_labels
+from components.plotting import go
+
+__all__ = ["leaderboard_table", "leaderboard_figure", "weights_caption", "sample_size_text"]
+
+
+def rank_range(best: int | None, worst: int | None) -> str | None:
+    """``"2"`` when a judge's rank is settled, ``"1–3"`` when it ranges over judges it cannot be told apart from."""
+    if best is None or worst is None:
+        return None
+    return str(best) if best == worst else f"{best}–{worst}"
+
+
+def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
+    """Rank range (:func:`rank_range` of ``rank_best`` / ``rank_worst``: the ranks a judge can hold given
+    the judges it cannot be told apart from), judge (entry label), score and interval (percent, ``decimals``),
+    P(best) (3 decimals),
+    separable from the leader (``"leader"``, ``"yes"``, ``"no"`` or ``"—"``), difference from the leader
+    (points) with its interval, Holm p, n items, conditions used, cost per 1,000 verdicts (dollars),
+    median latency (seconds), published mark, note."""
+    def sep(rank, s):
+        if rank == 1:
+            return "leader"
+        return "—" if s is None else ("yes" if s else "no")
+
+    return board.select(
+        pl.struct("rank_best", "rank_worst").map_elements(lambda r: rank_range(r["rank_best"], r["rank_worst"]),
+                                                          return_dtype=pl.String).alias("rank"),
+        pl.col("label").alias("judge"),
+        pl.col("score", "ci_low", "ci_high").round(decimals),
+        pl.col("p_best").round(3).alias("P(best)"),
+        pl.struct("rank", "separable").map_elements(lambda r: sep(r["rank"], r["separable"]),
+                                                    return_dtype=pl.String).alias("separable from leader"),
+        pl.col("diff_vs_leader").round(decimals).alias("diff"),
+        pl.col("diff_ci_low").round(decimals).alias("diff_low"),
+        pl.col("diff_ci_high").round(decimals).alias("diff_high"),
+        pl.col("p_holm").round(3).alias("p (Holm)"),
+        "n_items",
+        pl.col("conditions_used").list.join(", "),
+        pl.col("usd_per_1000").round(3).alias("$ / 1,000 verdicts"),
+        pl.col("median_latency_s").round(2).alias("median latency (s)"),
+        pl.when(pl.col("published")).then(pl.lit("published (normal approx.)")).otherwise(pl.lit("computed"))
+        .alias("source"),
+        "note",
+    )
+
+
+def leaderboard_figure(board: pl.DataFrame) -> go.Figure:
+    """:func:`cap_core.choice.figures.leaderboard_bars` (the HTML report draws the same) with the
+    dashboard's short labels."""
+    from cap_core.choice.figures import leaderboard_bars
+
+    return leaderboard_bars(board, short_labels(board["label"].to_list()))
+
+
+def weights_caption(weights: dict[str, float], measured: list[str], preset: str) -> str:
+    """``"Preset balanced: C1 1 (33%), C2 1 (33%), C7 1 (33%)"``: the measured, positively weighted
+    conditions with their share after renormalisation."""
+    on = {c: w for c, w in weights.items() if w > 0 and c in measured}
+    if not on:
+        return f"Preset {preset}: no weighted condition is measured."
+    total = sum(on.values())
+    parts = ", ".join(f"{c} {w:g} ({100 * w / total:.0f}%)" for c, w in on.items())
+    return f"Preset {preset}: {parts}."
+
+
+def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
+    """The "how much more data" sentence of :attr:`cap_core.choice.leaderboard.Choice.sample_size`."""
+    def n(x):
+        return "no number of items (the observed difference is zero or beyond the margin)" if x == float("inf") \
+            else f"about {int(x):,} more items"
+    return (f"{leader} and {runner_up} differ by {s['diff']:.1f} points on {s['n_items']} items. If that difference "
+            f"is real, separating them at {s['level']:.0%} (power {s['power']:.0%}) takes "
+            f"{n(s['more_to_separate'])}; showing parity within ±{s['margin']:g} points takes "
+            f"{n(s['more_for_parity'])} of this kind (normal approximation from the paired bootstrap variance)"
+            + (f"; the observed difference is close to the ±{s['margin']:g} margin, so parity needs many items."
+               if 0.8 * s["margin"] <= abs(s["diff"]) < s["margin"] else "."))

@@ -1,0 +1,219 @@
+"""The view in the URL: ``st.query_params`` holds the sidebar and the current page's settings.
+
+Parameters (all optional; order does not matter)::
+
+    src     data source: default | upload | live | labelled
+    fp      fingerprint of the loaded data (a notice when the data now differ)
+    bench   benchmark
+    judge   one per selected judge (repeated), the entry labels of the sidebar
+    pub     1 / 0: published CAP judges included
+    preset  a weight preset (CAP §5) ...
+    w       ... or custom weights, e.g. C1=1,C7=0.5 (slider values, 0-1 in steps of 0.1)
+    min     condition minimums, e.g. C7=60,C1.low=50 (:mod:`cap_core.choice.filters`)
+    fail    count | exclude: the rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`)
+    items   shared | own: the items judges are compared on (:data:`cap_core.choice.pipeline.ITEM_SETS`)
+    s.KEY   a setting of the current page (its widget key, JSON value), e.g. s.cas_tau=0.53
+            (never the API base of the Live run page, which may carry a credential)
+
+:func:`restore` reads the URL once per browser session, before the sidebar is drawn (a
+reload starts a new session, so it restores too); :func:`sync` writes the current view
+back after every run. A parameter that is unknown, malformed or no longer valid (a judge
+not in the data, a benchmark that is gone) is ignored and said once at the top of the
+page (:func:`show_notices`); it never stops the page.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from ui import state
+
+__all__ = ["SOURCE_CODES", "restore", "sync", "show_notices", "pending", "weights_text", "parse_slider_weights"]
+
+#: URL code of each data source of the sidebar.
+SOURCE_CODES = {"default": "embedded default data", "upload": "upload", "live": "live run results",
+                "labelled": "labelled items"}
+_CODE_OF = {v: k for k, v in SOURCE_CODES.items()}
+_DONE = "_q_restored"
+_PENDING = "_q_pending"
+_SIDEBAR = ("src", "fp", "bench", "judge", "pub", "preset", "w", "min", "fail", "items")
+#: URL parameter -> (sidebar key, allowed values) of the sidebar's choices among a few named rules.
+_CHOICES = {"fail": ("sb_failures", ("count", "exclude")), "items": ("sb_items", ("shared", "own"))}
+_PREFIX = "s."
+#: Page settings never written into the link: an API base may carry a credential (``http://user:KEY@host``).
+PRIVATE_SETTINGS = frozenset({"lr_api_base"})
+#: The preset name of hand-set weights (the sidebar's last preset option).
+CUSTOM = "custom"
+
+
+def weights_text(weights: dict[str, float]) -> str:
+    """``{"C1": 1.0, "C7": 0.5}`` -> ``"C1=1,C7=0.5"`` (zero weights left out)."""
+    return ",".join(f"{c}={w:g}" for c, w in weights.items() if w > 0)
+
+
+def parse_slider_weights(text: str) -> dict[str, float] | None:
+    """Slider weights from ``"C1=1,C7=0.5"`` (absent -> 0), or None when the text does not fit the
+    sliders (unknown condition, not a number, outside 0-1 or off the 0.1 grid)."""
+    from cap_core.schema import CONDITION_IDS
+
+    out = {c: 0.0 for c in CONDITION_IDS}
+    if text.strip() == "none":
+        return out
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        cond, sep, num = part.partition("=")
+        cond = cond.strip().upper()
+        try:
+            w = float(num)
+        except ValueError:
+            return None
+        if not sep or cond not in out or not 0 <= w <= 1 or abs(w * 10 - round(w * 10)) > 1e-9:
+            return None
+        out[cond] = round(w, 1)
+    return out
+
+
+def pending(name: str) -> Any:
+    """A URL value the sidebar checks against its options (``bench``, ``judge``, ``fp``), once; None if absent."""
+    return st.session_state.get(_PENDING, {}).pop(name, None)
+
+
+def restore() -> None:
+    """Copy the URL's view into the session (once per session, before the sidebar is drawn)."""
+    from cap_core.choice.filters import parse_filters
+    from cap_core.errors import CAPInputError
+    from cap_core.profile.weights import PRESETS
+
+    ss = st.session_state
+    if ss.get(_DONE):
+        return
+    ss[_DONE] = True
+    qp = st.query_params
+    keys = list(qp.keys())
+    if not keys:
+        return
+    later: dict[str, Any] = {}
+    for key in keys:
+        value = qp.get(key)
+        if key == "src":
+            if value in SOURCE_CODES:
+                ss["sb_source"] = SOURCE_CODES[value]
+                if value != "default":
+                    state.url_notice(f"The link was made on {SOURCE_CODES[value]}"
+                                     + (f" (fingerprint {qp.get('fp')})" if qp.get("fp") else "")
+                                     + ", which a link cannot carry: load the same data here to see its view.")
+            else:
+                state.url_notice(f"Ignored the link's data source {value!r}: expected one of {', '.join(SOURCE_CODES)}.")
+        elif key == "pub":
+            if value in ("0", "1"):
+                ss["sb_published"] = value == "1"
+            else:
+                state.url_notice(f"Ignored the link's pub={value!r}: expected 1 or 0.")
+        elif key == "preset":
+            if value in PRESETS:
+                ss["sb_preset"] = value
+                for c, w in PRESETS[value].items():
+                    ss[f"sb_w_{c}"] = w
+            elif value != "custom":
+                state.url_notice(f"Ignored the link's preset {value!r}: not a preset of this version.")
+        elif key == "w":
+            if "preset" in keys and qp.get("preset") in PRESETS:
+                continue
+            w = parse_slider_weights(value)
+            if w is None:
+                state.url_notice(f"Ignored the link's weights {value!r}: expected e.g. C1=1,C7=0.5 (0 to 1).")
+            else:
+                ss["sb_preset"] = "custom"
+                for c, x in w.items():
+                    ss[f"sb_w_{c}"] = x
+        elif key == "min":
+            try:
+                parse_filters(value)
+                ss["sb_min"] = value
+            except CAPInputError:
+                state.url_notice(f"Ignored the link's condition minimums {value!r}: expected e.g. C7=60,C1.low=50.")
+        elif key in _CHOICES:
+            target, allowed = _CHOICES[key]
+            if value in allowed:
+                ss[target] = value
+            else:
+                state.url_notice(f"Ignored the link's {key}={value!r}: expected {' or '.join(allowed)}.")
+        elif key in ("bench", "fp"):
+            later[key] = value
+        elif key == "judge":
+            later["judge"] = qp.get_all("judge")
+        elif key.startswith(_PREFIX) and len(key) > len(_PREFIX):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                state.url_notice(f"Ignored the link's setting {key[len(_PREFIX):]}: not a readable value.")
+                continue
+            if isinstance(parsed, (str, int, float, bool)) or (
+                    isinstance(parsed, list) and all(isinstance(x, (str, int, float)) for x in parsed)):
+                name = key[len(_PREFIX):]
+                ss.setdefault(state.STORE, {})[name] = parsed
+                ss.setdefault(state.FROM_URL, set()).add(name)
+        else:
+            state.url_notice(f"Ignored the link's unknown parameter {key!r}.")
+    ss[_PENDING] = later
+
+
+def _settings(page: str | None) -> dict[str, str]:
+    ss = st.session_state
+    store = ss.get(state.STORE, {})
+    out = {}
+    for key in ss.get(state.PAGE_KEYS, {}).get(page, []):
+        if key in PRIVATE_SETTINGS:
+            continue
+        value = ss[key] if key in ss else store.get(key)
+        if isinstance(value, tuple):
+            value = list(value)
+        if isinstance(value, (str, int, float, bool)) or (
+                isinstance(value, list) and all(isinstance(x, (str, int, float)) for x in value)):
+            text = json.dumps(value)
+            if len(text) <= 300:  # long free text stays out of the link
+                out[_PREFIX + key] = text
+    return out
+
+
+def sync() -> None:
+    """Write the current view into the URL (only when it changed; no rerun)."""
+    ss = st.session_state
+    sel = ss.get("selection")
+    if sel is None:
+        return
+    view: dict[str, Any] = {"src": _CODE_OF.get(sel.source, "default")}
+    if sel.fingerprint:
+        view["fp"] = sel.fingerprint
+    if sel.benchmark:
+        view["bench"] = sel.benchmark
+    if sel.labels:
+        view["judge"] = list(sel.labels)
+    view["pub"] = "1" if sel.include_published else "0"
+    preset = ss.get("sb_preset")
+    if preset and preset != CUSTOM:
+        view["preset"] = preset
+    else:
+        view["w"] = weights_text(sel.weights) or "none"
+    if sel.filters_text:
+        view["min"] = sel.filters_text
+    if sel.failures != "count":
+        view["fail"] = sel.failures
+    if sel.items != "shared":
+        view["items"] = sel.items
+    view.update(_settings(ss.get(state.CURRENT_PAGE)))
+    qp = st.query_params
+    now = {k: (qp.get_all(k) if k == "judge" else qp.get(k)) for k in qp.keys()}
+    if now != view:
+        qp.from_dict(view)
+
+
+def show_notices() -> None:
+    """Show (once) the notices about URL parameters that were ignored."""
+    notes = st.session_state.pop(state.NOTICES, None)
+    if notes:
+        st.warning("This link could not be restored completely:\n\n" + "\n".join(f"- {n}" for n in notes))

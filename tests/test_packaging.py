@@ -1,0 +1,94 @@
+"""`pip install .` as a Python user does it: a fresh environment gets the `cap` command (the verbs of
+`python -m cap_core`) and `cap-studio`, which serves the dashboard on 127.0.0.1 with the embedded data,
+from any folder. The environment reuses the test environment's packages (a .pth file) and installs this
+project alone (`--no-deps`), as a wheel built from the checkout."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A new virtual environment with this project installed from the checkout; returns its bin/."""
+    env_dir = tmp_path_factory.mktemp("venv")
+    base = Path(os.path.realpath(sys.executable))
+    subprocess.run([str(base), "-m", "venv", str(env_dir)], check=True)
+    site = next(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
+    (env_dir / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" /
+     "_cap_deps.pth").write_text(site + "\n")
+    build = tmp_path_factory.mktemp("src")
+    subprocess.run(["git", "clone", "-q", str(REPO), str(build / "cap")], check=True)  # committed files only
+    got = subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", "--no-deps", str(build / "cap")],
+                         capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr[-2000:]
+    return env_dir / "bin"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_cap_has_the_verbs_of_the_module(installed, tmp_path):
+    out = subprocess.run([str(installed / "cap"), "--help"], capture_output=True, text=True, cwd=tmp_path)
+    ref = subprocess.run([sys.executable, "-m", "cap_core", "--help"], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0 and out.stdout.startswith("usage: cap ")
+    verbs = out.stdout.split("{", 1)[1].split("}", 1)[0]
+    assert verbs == ref.stdout.split("{", 1)[1].split("}", 1)[0]
+
+
+def test_installed_cap_profiles_the_embedded_data_like_the_checkout(installed, tmp_path):
+    share = installed.parent / "share" / "cap-studio" / "data" / "default"
+    env = {k: v for k, v in os.environ.items() if k != "CAP_DATA_DIR"}
+    got = subprocess.run([str(installed / "cap"), "profile", "--data", str(share), "--benchmark", "judgebench",
+                          "--bootstrap", "100", "--out", str(tmp_path / "p.csv")], capture_output=True, text=True,
+                         cwd=tmp_path, env=env)
+    assert got.returncode == 0, got.stderr
+    ref = subprocess.run([sys.executable, "-m", "cap_core", "profile", "--data", str(REPO / "data" / "default"),
+                          "--benchmark", "judgebench", "--bootstrap", "100", "--out", str(tmp_path / "r.csv")],
+                         capture_output=True, text=True, cwd=REPO)
+    assert ref.returncode == 0, ref.stderr
+    assert pl.read_csv(tmp_path / "p.csv").equals(pl.read_csv(tmp_path / "r.csv"))
+    # the installed package finds its data and writes its caches outside any checkout
+    probe = subprocess.run([str(installed / "python"), "-c", "import cap_core.config as c; "
+                            "print(c.installed(), c.default_data_dir())"], capture_output=True, text=True,
+                           cwd=tmp_path, env=env)
+    assert probe.stdout.split() == ["True", str(share)]
+
+
+def test_cap_studio_serves_the_dashboard_on_localhost(installed, tmp_path):
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "CAP_DATA_DIR"}
+    proc = subprocess.Popen([str(installed / "cap-studio"), "--server.port", str(port), "--server.headless", "true"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 120
+        body = None
+        while time.time() < deadline and body is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                    body = r.read().decode()
+            except OSError:
+                time.sleep(0.5)
+        assert body == "ok"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+            assert r.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    refused = subprocess.run([str(installed / "cap-studio"), "--server.address", "0.0.0.0"], capture_output=True,
+                             text=True, cwd=tmp_path)
+    assert refused.returncode == 2 and "127.0.0.1" in refused.stderr and "\n" not in refused.stderr.strip()
