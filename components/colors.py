@@ -20,14 +20,26 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable
 
-__all__ = ["PALETTE", "KNOWN_GROUPS", "KNOWN_COLOURS", "judge_key", "judge_colour", "judge_colours"]
+__all__ = ["PALETTE", "PROVIDER_PREFIXES", "KNOWN_GROUPS", "KNOWN_COLOURS", "judge_key", "judge_colour",
+           "judge_colours"]
 
-#: 24 distinguishable colours, dark enough for lines and white text (plotly's Dark24 order).
+#: 21 colours no two of which look alike (CIEDE2000 difference of at least 15 between any two; Lab
+#: lightness at most 72, so lines stand out on white): plotly's D3 ten, then Dark24 and Prism entries
+#: picked greedily under that bound. The earlier Dark24 list held three pinks within 7-11 of each other.
 PALETTE: tuple[str, ...] = (
-    "#2E91E5", "#E15F99", "#1CA71C", "#FB0D0D", "#DA16FF", "#222A2A", "#B68100", "#750D86",
-    "#EB663B", "#511CFB", "#00A08B", "#FB00D1", "#FC0080", "#B2828D", "#6C7C32", "#778AAE",
-    "#862A16", "#A777F1", "#620042", "#1616A7", "#DA60CA", "#6C4516", "#0D2A63", "#AF0038",
+    "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F",
+    "#17BECF", "#222A2A", "#B68100", "#750D86", "#511CFB", "#00A08B", "#FC0080", "#B2828D",
+    "#6C7C32", "#6C4516", "#0D2A63", "#565656", "#B00068",
 )
+
+#: Organisation prefixes of model ids (``anthropic/claude-haiku-4.5``, ``Qwen/Qwen3-8B``) that name who
+#: serves or publishes a model, not the model: :func:`judge_key` drops them, so the same model drawn on
+#: Frontiers (ids) and on Profiles (display names) has one colour. ``local/`` names our own judges and stays.
+PROVIDER_PREFIXES = frozenset({
+    "openai", "anthropic", "google", "gemini", "vertex_ai", "meta-llama", "meta", "qwen", "mistralai", "mistral",
+    "deepseek", "deepseek-ai", "z-ai", "zai-org", "nvidia", "openrouter", "together_ai", "groq", "ollama",
+    "huggingface", "microsoft", "allenai", "cohere", "x-ai", "xai", "bedrock", "azure",
+})
 
 #: Judges drawn together on some page; within a group no two share a colour. Order fixes the colours.
 KNOWN_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -52,7 +64,7 @@ KNOWN_GROUPS: tuple[tuple[str, ...], ...] = (
 def _assign(groups: tuple[tuple[str, ...], ...]) -> dict[str, str]:
     """Greedy colouring: each judge, in group order, takes the first palette entry that no judge
     already coloured in any of its groups has."""
-    keys = [[g.strip().casefold() for g in group] for group in groups]
+    keys = [[judge_key(g) for g in group] for group in groups]
     member: dict[str, list[int]] = {}
     for i, group in enumerate(keys):
         for k in group:
@@ -67,21 +79,32 @@ def _assign(groups: tuple[tuple[str, ...], ...]) -> dict[str, str]:
     return out
 
 
-#: Fixed colour of each shipped judge (keys as :func:`judge_key` reads them).
-KNOWN_COLOURS: dict[str, str] = _assign(KNOWN_GROUPS)
 
 
 def judge_key(label: str) -> str:
-    """The judge name inside an entry label: text before `` · `` (published entries) or before a
-    trailing ``[subset]``, stripped and case-folded.
+    """The model a label names, normalised so that its display name and its id meet: the text before
+    `` · `` (published entries) or a trailing ``[subset]``, without a trailing ``(role)`` such as
+    ``(rubric)`` or ``(RM)`` and without an organisation prefix of :data:`PROVIDER_PREFIXES`, case-folded,
+    with spaces and underscores read as ``-``.
 
     >>> judge_key("GPT-4o · CAP Table 3 · all"), judge_key("gpt-4o [math]")
     ('gpt-4o', 'gpt-4o')
+    >>> judge_key("Claude Haiku 4.5"), judge_key("anthropic/claude-haiku-4.5"), judge_key("Qwen3-8B (rubric)")
+    ('claude-haiku-4.5', 'claude-haiku-4.5', 'qwen3-8b')
     """
-    name = str(label).split(" · ", 1)[0]
+    name = str(label).split(" · ", 1)[0].strip()
     if name.endswith("]") and " [" in name:
-        name = name[: name.rindex(" [")]
-    return name.strip().casefold()
+        name = name[: name.rindex(" [")].strip()
+    if name.endswith(")") and " (" in name:
+        name = name[: name.rindex(" (")].strip()
+    head, sep, rest = name.partition("/")
+    if sep and head.casefold() in PROVIDER_PREFIXES and rest:
+        name = rest
+    return "-".join(name.casefold().replace("_", " ").split())
+
+
+#: Fixed colour of each shipped judge (keys as :func:`judge_key` reads them).
+KNOWN_COLOURS: dict[str, str] = _assign(KNOWN_GROUPS)
 
 
 def judge_colour(label: str) -> str:

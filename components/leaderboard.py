@@ -61,12 +61,15 @@ def leaderboard_figure(board: pl.DataFrame) -> go.Figure:
 
 def weights_caption(weights: dict[str, float], measured: list[str], preset: str) -> str:
     """``"Preset balanced: C1 1 (33%), C2 1 (33%), C7 1 (33%)"``: the measured, positively weighted
-    conditions with their share after renormalisation."""
-    on = {c: w for c, w in weights.items() if w > 0 and c in measured}
+    conditions, each with its requested weight and its share of the score
+    (:func:`cap_core.profile.weights.weight_shares`)."""
+    from cap_core.profile.weights import weight_shares
+
+    shares = weight_shares(weights, measured)
+    on = [c for c, s in shares.items() if s > 0]
     if not on:
         return f"Preset {preset}: no weighted condition is measured."
-    total = sum(on.values())
-    parts = ", ".join(f"{c} {w:g} ({100 * w / total:.0f}%)" for c, w in on.items())
+    parts = ", ".join(f"{c} {weights[c]:g} ({100 * shares[c]:.0f}%)" for c in on)
     return f"Preset {preset}: {parts}."
 
 

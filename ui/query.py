@@ -8,7 +8,7 @@ Parameters (all optional; order does not matter)::
     judge   one per selected judge (repeated), the entry labels of the sidebar
     pub     1 / 0: published CAP judges included
     preset  a weight preset (CAP §5) ...
-    w       ... or custom weights, e.g. C1=1,C7=0.5 (slider values, 0-1 in steps of 0.1)
+    w       ... or custom weights, e.g. C1=2,C7=1 (slider values, 0 to MAX_WEIGHT in steps of 0.1)
     min     condition minimums, e.g. C7=60,C1.low=50 (:mod:`cap_core.choice.filters`)
     fail    count | exclude: the rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`)
     items   shared | own: the items judges are compared on (:data:`cap_core.choice.pipeline.ITEM_SETS`)
@@ -47,6 +47,9 @@ _PREFIX = "s."
 PRIVATE_SETTINGS = frozenset({"lr_api_base"})
 #: The preset name of hand-set weights (the sidebar's last preset option).
 CUSTOM = "custom"
+#: Largest value of a condition-weight slider: weights are relative, so 0-5 in steps of 0.1 holds ratios
+#: such as 2:1:2 or 3:1 as well as every preset (CAP §5).
+MAX_WEIGHT = 5.0
 
 
 def weights_text(weights: dict[str, float]) -> str:
@@ -56,7 +59,7 @@ def weights_text(weights: dict[str, float]) -> str:
 
 def parse_slider_weights(text: str) -> dict[str, float] | None:
     """Slider weights from ``"C1=1,C7=0.5"`` (absent -> 0), or None when the text does not fit the
-    sliders (unknown condition, not a number, outside 0-1 or off the 0.1 grid)."""
+    sliders (unknown condition, not a number, outside 0 to :data:`MAX_WEIGHT` or off the 0.1 grid)."""
     from cap_core.schema import CONDITION_IDS
 
     out = {c: 0.0 for c in CONDITION_IDS}
@@ -71,7 +74,7 @@ def parse_slider_weights(text: str) -> dict[str, float] | None:
             w = float(num)
         except ValueError:
             return None
-        if not sep or cond not in out or not 0 <= w <= 1 or abs(w * 10 - round(w * 10)) > 1e-9:
+        if not sep or cond not in out or not 0 <= w <= MAX_WEIGHT or abs(w * 10 - round(w * 10)) > 1e-9:
             return None
         out[cond] = round(w, 1)
     return out
@@ -125,7 +128,8 @@ def restore() -> None:
                 continue
             w = parse_slider_weights(value)
             if w is None:
-                state.url_notice(f"Ignored the link's weights {value!r}: expected e.g. C1=1,C7=0.5 (0 to 1).")
+                state.url_notice(f"Ignored the link's weights {value!r}: expected e.g. C1=2,C7=1 "
+                                 f"(0 to {MAX_WEIGHT:g} in steps of 0.1).")
             else:
                 ss["sb_preset"] = "custom"
                 for c, x in w.items():

@@ -325,19 +325,23 @@ def _weights(sel: Selection, off: dict[str, list[str]]) -> None:
                               options=list(PRESETS) + [CUSTOM]), on_change=_on_preset)
     for c in CONDITION_IDS:
         where = off.get(c, [])
-        why = (f"No selected judge has {c} on {short_label(sel.benchmark or '')}. "
+        why = (f"No selected judge has {c} on {short_label(sel.benchmark or '')}, so its weight does not count "
+               "here (it is kept for other benchmarks). "
                + (f"Measured on: {', '.join(where)}." if where else "No loaded or published benchmark measures it."))
         sel.weights[c] = st.slider(
-            f"{c} {CONDITIONS[c][0]}", 0.0, 1.0, step=0.1, key=kept(f"sb_w_{c}", PRESETS[DEFAULT_PRESET][c]),
-            on_change=_mark_custom, disabled=c in off, help=why if c in off else None,
+            f"{c} {CONDITIONS[c][0]}" + (" (not measured here)" if c in off else ""), 0.0, query.MAX_WEIGHT,
+            step=0.1, key=kept(f"sb_w_{c}", PRESETS[DEFAULT_PRESET][c]), on_change=_mark_custom,
+            help=why if c in off else "Weights are relative: 2, 1, 2 weighs the first and last twice the middle.",
         )
     if off and sel.labels:
-        st.caption(f"{condition_ranges(list(off))}: not measured for the selected judges on this benchmark (sliders "
-                   "off; hover one for where it is measured).")
-    weighted_off = [c for c in off if sel.weights[c] > 0]
-    if sel.in_force and weighted_off:
-        st.caption(f"Weights renormalised over {condition_ranges(list(sel.in_force))}: the weight of "
-                   f"{condition_ranges(weighted_off)} does not count here.")
+        st.caption(f"{condition_ranges(list(off))}: not measured for the selected judges on this benchmark (hover "
+                   "a slider for where it is measured); their weights do not count here.")
+    if sel.in_force:
+        from cap_core.profile.weights import weight_shares
+
+        shares = weight_shares(sel.in_force, sel.in_force)
+        st.caption("In force here: " + ", ".join(f"{c} {100 * s:.0f}%" for c, s in shares.items() if s > 0)
+                   + " of the score.")
     if not sel.in_force and sel.labels and any(w > 0 for w in sel.weights.values()):
         if sel.preset in PRESETS:
             near = closest_preset(sel.preset, sel.measured)

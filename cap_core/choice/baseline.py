@@ -156,14 +156,16 @@ def compare_to_baseline(ds: Dataset | None, benchmark: str, judge: str, new_row:
         The baseline is of another benchmark, was taken with other weights, or lacks the judge.
     """
     from cap_core.profile.conditions import compute_profile
-    from cap_core.profile.weights import weighted_score_draws
+    from cap_core.profile.weights import weight_shares, weighted_score_draws
 
     if baseline["benchmark"] != benchmark:
         raise CAPInputError("the baseline is of another benchmark", argument="--baseline",
                             expected=benchmark, got=baseline["benchmark"], fix="pass --benchmark of the baseline")
     w_base = {c: float(baseline["weights"].get(c, 0.0)) for c in CONDITION_IDS}
     w_now = {c: float(weights.get(c, 0.0)) for c in CONDITION_IDS}
-    if any(abs(w_base[c] - w_now[c]) > 1e-12 for c in CONDITION_IDS):
+    # weights are relative: C1=1,C7=2 and C1=2,C7=4 are the same choice (compared as shares of their total)
+    s_base, s_now = weight_shares(w_base, CONDITION_IDS), weight_shares(w_now, CONDITION_IDS)
+    if any(abs(s_base[c] - s_now[c]) > 1e-12 for c in CONDITION_IDS):
         raise CAPInputError("the baseline was taken with other weights", argument="--baseline",
                             expected=", ".join(f"{c}={w:g}" for c, w in w_base.items() if w > 0),
                             got=", ".join(f"{c}={w:g}" for c, w in w_now.items() if w > 0),

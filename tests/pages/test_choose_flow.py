@@ -1,5 +1,5 @@
 """The practitioner flow of issue 14 under AppTest: preset -> the leaderboard reorders -> the slider of an
-unmeasured condition is disabled -> the URL holds the state -> a fresh run opened with those parameters shows
+unmeasured condition says it is not measured -> the URL holds the state -> a fresh run opened with those parameters shows
 the same leaderboard -> the downloaded CSVs recompute every score to 1e-9 -> the HTML report parses with the
 leaderboard rows. Plus: a bad or stale link parameter is ignored with a notice; old page paths still work."""
 
@@ -106,10 +106,10 @@ def test_practitioner_flow(monkeypatch):
     assert any("Preset adversarial traffic: C7 1 (100%)" in c.value for c in at.caption)
     sentence = next(m.value for m in at.markdown if m.value.startswith("**For these weights"))
     assert "Holm" in sentence and "C5, C6 are not measured on this benchmark" in sentence
-    # the slider of a condition no selected judge has is disabled, saying where it is measured
+    # the slider of a condition no selected judge has says so and where it is measured (it can still be moved)
     c3 = at.slider(key="sb_w_C3")
-    assert c3.proto.disabled and "judgereva (published)" in c3.proto.help
-    assert not at.slider(key="sb_w_C7").proto.disabled
+    assert "(not measured here)" in c3.label and "judgereva (published)" in c3.proto.help
+    assert "(not measured here)" not in at.slider(key="sb_w_C7").label
     # renormalisation said once (sidebar), not once per judge
     assert sum("renormalised" in c.value for c in at.sidebar.caption) == 1
     # the URL holds the state

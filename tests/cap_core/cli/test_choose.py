@@ -91,6 +91,10 @@ def test_baseline_gate_paired(data, tmp_path, capsys):
     # other weights than the baseline's: bad input
     assert run(["choose", "--data", str(data[1]), "--weights", "C1=1", "--out", str(tmp_path / "d.csv"),
                 "--baseline", str(lock), "--benchmark", JB]) == 2
+    # proportional weights (2:4 is 1:2) are the same choice: the gate runs and the same data passes
+    capsys.readouterr()
+    assert run(["choose", "--data", str(data[0]), "--weights", "C1=2,C7=4", "--bootstrap", "300", "--benchmark", JB,
+                "--out", str(tmp_path / "e.csv"), "--baseline", str(lock)]) == 0
 
 
 @pytest.mark.parametrize("extra, where", [
