@@ -101,6 +101,10 @@ def leaderboard(sel) -> None:
         if part["unit"].equals(part["item_ids"]):  # item units: the two columns say the same
             part = part.drop("item_ids")
         show_table(st, part, key="cho_drill")
+        if "question" not in part.columns:
+            st.caption("This data holds item ids and verdicts but no texts, so the questions and answers cannot "
+                       "be shown here. Import a local copy of the benchmark with its texts (or upload a table with "
+                       "question, response_a and response_b columns) to read each item.")
 
 
 weighted_section("cho_weighted", leaderboard)

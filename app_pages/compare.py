@@ -9,6 +9,7 @@ from cap_core.glossary import help_text
 from components.difference_bars import paired_figure
 from ui.cache import compare as cc
 from ui.display import round_points, show_table
+from ui.cache.loaders import analysis_key
 from ui.sidebar import get_selection
 from ui.state import kept, remember, remembered
 
@@ -59,11 +60,11 @@ try:
 except CAPInputError as err:
     st.info(str(err))
     prof = None
-views = ([v for v in cc.profile_views(sel.fingerprint, sel.include_published, prof) if v.split(":")[0] == bench]
+views = ([v for v in cc.profile_views(analysis_key(sel), sel.include_published, prof) if v.split(":")[0] == bench]
          if prof is not None else [])
 if views:
     view = st.selectbox("View", views, key=kept("cmp_view", views[0], options=views))
-    in_view = cc.view_judges(sel.fingerprint, sel.include_published, view, prof)
+    in_view = cc.view_judges(analysis_key(sel), sel.include_published, view, prof)
     st.caption("L1 = Σ|CAP_c(j1) − CAP_c(j2)| over the conditions both judges have (points; CAP App. J). "
                "Edit the family column to regroup judges; 'unknown' enters no family average.")
     fam_key = f"cmp_families_{view}"
@@ -73,7 +74,7 @@ if views:
     overrides = {r["judge"]: (r["family"] or "unknown") for r in pl.DataFrame(fam).iter_rows(named=True)}
     remember(fam_key, overrides)
     try:
-        pairs, summary = cc.families(sel.fingerprint, sel.include_published, view, tuple(sorted(overrides.items())),
+        pairs, summary = cc.families(analysis_key(sel), sel.include_published, view, tuple(sorted(overrides.items())),
                                      prof)
     except CAPInputError as err:
         st.info(str(err))

@@ -9,6 +9,7 @@ from cap_core.schema import CONDITION_IDS
 from components.spearman_matrix import ranked_blocks, spearman_matrix
 from ui.cache import consistency as cc
 from ui.display import mostly_na, show_table
+from ui.cache.loaders import analysis_key
 from ui.sidebar import get_selection
 from ui.state import kept
 
@@ -23,7 +24,7 @@ try:
 except CAPInputError as err:
     st.info(str(err))
     st.stop()
-views = cc.profile_views(sel.fingerprint, sel.include_published, prof)
+views = cc.profile_views(analysis_key(sel), sel.include_published, prof)
 if not views:
     st.info("No benchmark to rank judges on: load a dataset or include the published CAP judges.")
     st.stop()
@@ -40,7 +41,7 @@ conditions = list(CONDITION_IDS) + ["overall"]
 cond = st.selectbox("Condition", conditions, key=kept("cs_condition", conditions[6], options=conditions),
                     help=help_text("rho"))
 try:
-    pairs = cc.spearman_benchmarks(sel.fingerprint, sel.include_published, cond, prof)
+    pairs = cc.spearman_benchmarks(analysis_key(sel), sel.include_published, cond, prof)
 except CAPInputError as err:
     st.warning(f"No cross-benchmark ranking for {cond}: {err}")
 else:
@@ -63,15 +64,20 @@ else:
                         key="cs_bench_fig" if i == 0 else f"cs_bench_fig_{i + 1}")
     ok = pairs.filter(pl.col("status") == "ok")
     if ok.height:
-        st.caption(f"Mean ρ over {ok.height} pair(s): {ok['rho'].mean():.2f}.")
+        st.caption(f"Mean ρ over {ok.height} of {pairs.height} pair(s): {ok['rho'].mean():.2f}.")
+    missing = pairs.filter(pl.col("status") != "ok")
+    if missing.height:  # every pair without a ρ, by name, with the reason
+        st.caption(f"No ρ for {missing.height} pair(s): " + "; ".join(
+            f"{r['view_a']} – {r['view_b']} ({r['reason'] or r['status']})" for r in missing.iter_rows(named=True))
+            + ".")
     with st.expander("Pairs"):
         show_table(st, pairs, key="cs_bench_table")
 
 st.subheader("Across conditions (one benchmark)")
-view_default = "judgereva:full" if "judgereva:full" in views else views[0]
-view = st.selectbox("Benchmark", views, key=kept("cs_view", view_default, options=views))
+view = st.selectbox("Benchmark", views, key=kept("cs_view", cc.first_view_with_matrix(sel, views, prof),
+                                                 options=views))
 try:
-    cpairs, s = cc.spearman_conditions(sel.fingerprint, sel.include_published, view, prof)
+    cpairs, s = cc.spearman_conditions(analysis_key(sel), sel.include_published, view, prof)
 except CAPInputError as err:
     st.warning(f"No cross-condition ranking on {view}: {err}")
 else:
@@ -91,7 +97,7 @@ st.caption(
     "Strict: correct under both presentations. Pure consistency: the same verdict under both, correctness "
     "ignored. Stable-but-wrong = consistency − strict (points; CAP App. H)."
 )
-svc, c8 = cc.strict_and_c8(sel.fingerprint, sel.include_published, prof)
+svc, c8 = cc.strict_and_c8(analysis_key(sel), sel.include_published, prof)
 if svc.height:
     show_table(st, svc, key="cs_strict_table")
 else:

@@ -12,6 +12,9 @@ st.caption(
     "Conditional Accuracy Profiles: judge accuracy under eight deployment conditions "
     "(C1 Factual Sensitivity … C8 Rationale Quality), with bootstrap intervals."
 )
+# the tool exists to choose a judge: the first screen leads there
+st.page_link("app_pages/choose.py", label="Choose a judge: weigh the conditions that matter to you and see who "
+             "leads, with intervals and what cannot be told apart", icon="🧭")
 
 if sel.ds is None:
     st.info("No dataset loaded yet — upload an items and a judgments table, or switch to the embedded default data.")

@@ -60,7 +60,8 @@ def weighted_choice(sel) -> None:
             if row["score"] is None:
                 st.warning(f"{short_label(row['label'])}: {row['note']}.")
             else:  # what is left of a note once the shared renormalisation line has said its part
-                rest = [p for p in (row["note"] or "").split("; ") if p and not p.startswith("lacks ")]
+                rest = [p for p in (row["note"] or "").split("; ")
+                        if p and not p.startswith(("lacks ", "weights renormalised"))]
                 if rest:
                     st.caption(f"{short_label(row['label'])}: {'; '.join(rest)}.")
         if (view.scores["method"] == METHOD_NORMAL).any():

@@ -19,6 +19,7 @@ from components.stress_heatmap import (
 )
 from ui.cache import stress as sc
 from ui.display import round_points, show_table
+from ui.cache.loaders import analysis_key
 from ui.sidebar import get_selection
 from ui.state import kept
 
@@ -70,7 +71,7 @@ else:
             chosen = both
             st.caption(f"None of the sidebar's judges judged both sides: showing all {len(both)} that did.")
         try:
-            d = sc.data_stress(sel.fingerprint, base_side, str_side, tuple(chosen), sel.ds)
+            d = sc.data_stress(sel.fingerprint, base_side, str_side, tuple(chosen), sel.ds, failures=sel.failures)
         except CAPInputError as err:
             st.warning(str(err))
         else:
@@ -98,7 +99,7 @@ try:
 except CAPInputError as err:
     st.info(str(err))
     st.stop()
-views = sc.profile_views(sel.fingerprint, sel.include_published, prof)
+views = sc.profile_views(analysis_key(sel), sel.include_published, prof)
 if len(views) < 2:
     st.info("Stress needs two benchmarks: load more data or include the published CAP judges.")
     st.stop()
@@ -111,7 +112,7 @@ stressed_default = stressed_first if stressed_first in rest else rest[0]
 stressed = c2.selectbox("Stressed view", rest, key=kept("st_stressed", stressed_default, options=rest))
 
 try:
-    deltas, per_judge, per_cond = sc.stress(sel.fingerprint, sel.include_published, base, stressed, prof)
+    deltas, per_judge, per_cond = sc.stress(analysis_key(sel), sel.include_published, base, stressed, prof)
 except CAPInputError as err:
     st.warning(f"No stress comparison for {base} → {stressed}: {err}")
     st.stop()

@@ -126,7 +126,7 @@ GLOSSARY: dict[str, Term] = {
 
 #: Table column name → glossary key (columns named like a key need no entry).
 COLUMN_TERMS: dict[str, str] = {
-    "value": "CAP_c", "ci_low": "ci", "ci_high": "ci", "metric": "CAP_c", "p_best": "p_best",
+    "value": "CAP_c", "ci_low": "ci", "ci_high": "ci", "metric": "CAP_c", "p_best": "p_best", "P(best)": "p_best",
     "rho": "rho", "mean_rho": "rho", "delta": "delta", "mean_delta": "delta", "dominant_condition": "dominant",
     "dominant_delta": "dominant", "base_value": "CAP_c", "stressed_value": "CAP_c", "l1": "L1",
     "strict %": "strict", "consistency %": "consistency", "stable_but_wrong %": "stable_but_wrong",

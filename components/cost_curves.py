@@ -44,6 +44,18 @@ def pareto_front(points: pl.DataFrame) -> pl.DataFrame:
     return p.filter(pl.Series(keep, dtype=pl.Boolean)).sort("usd_per_1000")
 
 
+def log_ticks(low: float, high: float) -> list[float]:
+    """Tick values of a log axis over ``[low, high]`` (both > 0): the powers of ten when the range spans more
+    than two decades, else 1-2-5 steps, so that a label never sits on every minor tick."""
+    import math
+
+    if not (low > 0 and high > 0):
+        return []
+    k0, k1 = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    steps = (1,) if k1 - k0 > 2 else (1, 2, 5)
+    return [m * 10.0 ** k for k in range(k0, k1 + 1) for m in steps if low <= m * 10.0 ** k <= high] or [low, high]
+
+
 def pareto_figure(points: pl.DataFrame) -> go.Figure:
     """Single judges, juries and cascades in accuracy vs $ per 1,000 verdicts, with the front as a line.
 
@@ -58,6 +70,10 @@ def pareto_figure(points: pl.DataFrame) -> go.Figure:
     front = pareto_front(points)
     fig.add_trace(go.Scatter(x=front["usd_per_1000"].to_list(), y=front["accuracy"].to_list(), mode="lines",
                              name="Pareto front", line=dict(dash="dot")))
-    fig.update_layout(xaxis_title="$ per 1,000 verdicts (log)", xaxis_type="log", yaxis_title="accuracy (%)",
-                      margin=dict(l=40, r=20, t=30, b=40), legend=dict(orientation="h", y=-0.2))
+    xs = [x for x in points["usd_per_1000"].drop_nulls().to_list() if x > 0]
+    ticks = log_ticks(min(xs), max(xs)) if xs else []
+    fig.update_layout(xaxis=dict(title="$ per 1,000 verdicts (log)", type="log", tickvals=ticks or None,
+                                 ticktext=[f"${t:g}" for t in ticks] or None),
+                      yaxis_title="accuracy (%)", margin=dict(l=40, r=20, t=30, b=40),
+                      legend=dict(orientation="h", y=-0.2))
     return fig

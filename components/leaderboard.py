@@ -74,13 +74,27 @@ def weights_caption(weights: dict[str, float], measured: list[str], preset: str)
 
 
 def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
-    """The "how much more data" sentence of :attr:`cap_core.choice.leaderboard.Choice.sample_size`."""
-    def n(x):
-        return "no number of items (the observed difference is zero or beyond the margin)" if x == float("inf") \
-            else f"about {int(x):,} more items"
-    return (f"{leader} and {runner_up} differ by {s['diff']:.1f} points on {s['n_items']} items. If that difference "
-            f"is real, separating them at {s['level']:.0%} (power {s['power']:.0%}) takes "
-            f"{n(s['more_to_separate'])}; showing parity within ±{s['margin']:g} points takes "
-            f"{n(s['more_for_parity'])} of this kind (normal approximation from the paired bootstrap variance)"
-            + (f"; the observed difference is close to the ±{s['margin']:g} margin, so parity needs many items."
-               if 0.8 * s["margin"] <= abs(s["diff"]) < s["margin"] else "."))
+    """The "how much more data" sentence of :attr:`cap_core.choice.leaderboard.Choice.sample_size`: what
+    separating the top two would take, and showing their parity, in words that fit each case (already
+    enough items, not reachable, or about N more)."""
+    inf = float("inf")
+    head = f"{leader} and {runner_up} differ by {s['diff']:.1f} points on {s['n_items']} items"
+    how = f" at {s['level']:.0%} (power {s['power']:.0%})"
+    sep, par = s["more_to_separate"], s["more_for_parity"]
+    if sep == inf:
+        sep_text = "no number of items would separate them: the observed difference is zero"
+    elif sep == 0:
+        sep_text = f"these items are already enough to separate them{how} if the difference is real"
+    else:
+        sep_text = f"separating them{how} takes about {int(sep):,} more items of this kind if the difference is real"
+    if par == inf:
+        par_text = (f"parity within ±{s['margin']:g} points is not expected: the observed difference is beyond "
+                    "the margin")
+    elif par == 0:
+        par_text = f"these items are already enough to show parity within ±{s['margin']:g} points"
+    else:
+        par_text = f"showing parity within ±{s['margin']:g} points takes about {int(par):,} more"
+        if 0.8 * s["margin"] <= abs(s["diff"]) < s["margin"]:
+            par_text += f" (the observed difference is close to the ±{s['margin']:g} margin)"
+    return (f"{head}. {sep_text[:1].upper()}{sep_text[1:]}; {par_text} (normal approximation from the paired "
+            "bootstrap variance).")

@@ -78,12 +78,13 @@ def profile_table(rows: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
 
 
 def scores_table(scores: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame:
-    """Weighted scores for display: entry label, score and CI (percent), P(best), method, note."""
+    """Weighted scores for display: entry label, score and CI (percent), ``P(best)`` (named as on the Choose
+    page), conditions used, method, note."""
     return scores.select(
         pl.col("label").alias("judge"),
         "source",
         pl.col("score", "ci_low", "ci_high").round(decimals),
-        pl.col("p_best").round(3),
+        pl.col("p_best").round(3).alias("P(best)"),
         pl.col("conditions_used").list.join(", "),
         "renormalised",
         "method",

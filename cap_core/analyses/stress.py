@@ -231,7 +231,7 @@ def side_dataset(ds, sides: list[tuple[str, tuple[str, ...] | None]]):
 
 def stress_on_data(ds, base: tuple[str, tuple[str, ...] | None], stressed: tuple[str, tuple[str, ...] | None], *,
                    judges: list[str] | None = None, n_resamples: int = 1000, seed: int = 0,
-                   level: float = 0.95) -> pl.DataFrame:
+                   level: float = 0.95, failures: str = "count") -> pl.DataFrame:
     """δ with bootstrap intervals between two parts of the loaded per-item data.
 
     Parameters
@@ -245,6 +245,8 @@ def stress_on_data(ds, base: tuple[str, tuple[str, ...] | None], stressed: tuple
     n_resamples, seed, level
         Bootstrap settings (CAP §3.3: 1,000 resamples, 95%); each side resamples its own
         base items (:func:`stress_intervals`).
+    failures : {"count", "exclude"}
+        The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
 
     Returns
     -------
@@ -266,7 +268,8 @@ def stress_on_data(ds, base: tuple[str, tuple[str, ...] | None], stressed: tuple
         raise CAPInputError("base and stressed sides are the same", argument="stressed", got=names[1],
                             fix="pick two benchmarks, or two different subsets of one")
     sub = side_dataset(ds, [base, stressed])
-    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, level=level, benchmarks=names, judges=judges)
+    res = compute_profile(sub, n_resamples=n_resamples, seed=seed, level=level, benchmarks=names, judges=judges,
+                          failures=failures)
     out = stress_intervals(res, names[0], names[1], include_overall=True)
     n = res.profile.filter(pl.col("primary") & (pl.col("subset") == "all")).select("judge", "benchmark", "condition",
                                                                                   "n_items")

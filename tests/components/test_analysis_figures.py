@@ -51,3 +51,11 @@ def test_paired_figure_colours_by_verdict():
     by_name = {t.name: t for t in fig.data}
     assert by_name["separated"].marker.color == VERDICT_COLOURS["separated"]
     assert list(by_name["separated"].error_x.array) == [3.0] and list(by_name["separated"].error_x.arrayminus) == [4.0]
+
+
+def test_cost_axis_labels_decades_or_1_2_5_never_every_minor_tick():
+    from components.cost_curves import log_ticks
+
+    assert log_ticks(0.03, 40.0) == [0.1, 1.0, 10.0]  # three and more decades: powers of ten
+    assert log_ticks(0.15, 3.0) == [0.2, 0.5, 1.0, 2.0]  # a narrow range: 1-2-5 steps
+    assert log_ticks(1.2, 1.3) == [1.2, 1.3]  # nothing inside: the ends

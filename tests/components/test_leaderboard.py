@@ -42,3 +42,16 @@ def test_bars_blue_for_the_leader_and_the_inseparable():
 def test_weights_caption_shares_after_renormalisation():
     w = {"C1": 1.0, "C3": 1.0, "C7": 2.0}
     assert weights_caption(w, ["C1", "C7"], "custom") == "Preset custom: C1 1 (33%), C7 2 (67%)."
+
+
+def test_sample_size_sentence_fits_each_case():
+    from components.leaderboard import sample_size_text
+
+    base = {"diff": 4.0, "n_items": 350, "level": 0.95, "power": 0.8, "margin": 5.0}
+    clear = sample_size_text({**base, "diff": 30.0, "more_to_separate": 0.0, "more_for_parity": float("inf")}, "B", "A")
+    assert "already enough to separate" in clear and "not expected" in clear
+    assert "about 0" not in clear and "no number of items" not in clear
+    open_ = sample_size_text({**base, "more_to_separate": 812.0, "more_for_parity": 1200.0}, "B", "A")
+    assert "about 812 more items" in open_ and "about 1,200 more" in open_ and "close to the ±5 margin" in open_
+    same = sample_size_text({**base, "diff": 0.0, "more_to_separate": float("inf"), "more_for_parity": 0.0}, "B", "A")
+    assert "observed difference is zero" in same and "already enough to show parity" in same

@@ -70,3 +70,15 @@ def test_profiles_page_says_what_each_judge_did_not_receive(at):
     c7 = {r["judge"]: (r["n_items"], r["n_not_received"]) for _, r in table.iterrows() if r["condition"] == "C7"}
     # P received 10 of the 20 items, C all 20
     assert c7 == {"P": (10, 10), "C": (20, 0)}
+
+
+def test_drill_down_says_the_data_has_no_texts(at):
+    captions = " ".join(c.value for c in at.caption)
+    assert "no texts" in captions and "question, response_a and response_b" in captions
+
+
+def test_first_screen_leads_to_choose():
+    at = AppTest.from_file(str(APP_PY), default_timeout=300).run()
+    assert_clean(at)
+    first = at.get("page_link")[0].proto
+    assert first.page == "choose" and first.label.startswith("Choose a judge")

@@ -92,6 +92,6 @@ def test_every_page_shows_the_candidates_beside_o1_mini(evaluated, page):
         want = [o for o in options if any(n in o for n in ("local/longer", "openai/tiny-judge", "o1-mini"))]
         at.multiselect(key="sb_entries").set_value(want).run()
         _ok(at)
-        scores = next(d.value for d in at.dataframe if "p_best" in d.value.columns)  # the weighted-score leaderboard
+        scores = next(d.value for d in at.dataframe if "P(best)" in d.value.columns)  # the weighted-score leaderboard
         assert {"local/longer", "openai/tiny-judge", O1} <= set(scores["judge"])
-        assert abs(scores["p_best"].sum() - 1) < 1e-6
+        assert abs(scores["P(best)"].sum() - 1) < 1e-6

@@ -65,8 +65,8 @@ def test_glossary_page_lists_every_term_with_its_source():
 
 def test_glossary_help_appears_on_widgets_and_table_columns():
     at = _open("app_pages/profiles.py")
-    cols = json.loads(_table_with(at, "p_best", "score").proto.columns)
-    assert cols["p_best"]["help"] == help_text("p_best")
+    cols = json.loads(_table_with(at, "P(best)", "score").proto.columns)
+    assert cols["P(best)"]["help"] == help_text("p_best")
     prof = json.loads(_table_with(at, "condition_name", "ci_low").proto.columns)
     assert prof["ci_low"]["help"] == help_text("ci") and prof["status"]["help"] == help_text("status")
     at.switch_page("app_pages/frontiers.py").run()

@@ -12,7 +12,8 @@ import streamlit as st
 
 from ui.cache.loaders import analysis_profile, profile_views
 
-__all__ = ["analysis_profile", "profile_views", "spearman_benchmarks", "spearman_conditions", "strict_and_c8"]
+__all__ = ["analysis_profile", "profile_views", "spearman_benchmarks", "spearman_conditions", "strict_and_c8",
+           "first_view_with_matrix"]
 
 
 @st.cache_data(max_entries=32)
@@ -46,3 +47,21 @@ def strict_and_c8(fingerprint: str, include_published: bool, _prof: pl.DataFrame
     )
 
     return strict_vs_consistency(_prof), c8_conditional_unconditional(_prof)
+
+
+def first_view_with_matrix(sel, views: list[str], prof: pl.DataFrame) -> str:
+    """The view the page opens on: CAP's judgerEva full set when present, else the first view whose
+    cross-condition matrix has values (three or more judges sharing conditions), else the first view."""
+    from cap_core.errors import CAPInputError
+    from ui.cache.loaders import analysis_key
+    from ui.display import mostly_na
+
+    order = (["judgereva:full"] if "judgereva:full" in views else []) + [v for v in views if v != "judgereva:full"]
+    for view in order:
+        try:
+            pairs, _ = spearman_conditions(analysis_key(sel), sel.include_published, view, prof)
+        except CAPInputError:
+            continue
+        if pairs.height and not mostly_na(pairs, "condition pairs"):
+            return view
+    return views[0]

@@ -158,6 +158,12 @@ class Chosen(Protocol):
     failures: str
 
 
+def analysis_key(sel: Chosen) -> str:
+    """The key of everything computed from :func:`analysis_profile`: the data fingerprint and the failure
+    rule (the published switch is passed beside it)."""
+    return f"{sel.fingerprint}|{sel.failures}"
+
+
 def analysis_profile(sel: Chosen) -> pl.DataFrame:
     """The profile the Stress, Consistency and Compare judges pages analyse (see
     :func:`combined_profiles`), under the sidebar's failure rule. Raises CAPInputError when

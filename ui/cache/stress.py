@@ -63,9 +63,9 @@ def default_sides(subsets: dict[str, list[str]], benchmarks: list[str]) -> tuple
 @st.cache_data(max_entries=16, show_spinner="δ on the loaded data (bootstrap over base items)…")
 def data_stress(fingerprint: str, base: tuple[str, tuple[str, ...]], stressed: tuple[str, tuple[str, ...]],
                 judges: tuple[str, ...], _ds, n_resamples: int = N_RESAMPLES, seed: int = SEED,
-                level: float = LEVEL) -> pl.DataFrame:
+                level: float = LEVEL, failures: str = "count") -> pl.DataFrame:
     """:func:`cap_core.analyses.stress.stress_on_data` of two sides of the loaded data. Raises CAPInputError."""
     from cap_core.analyses.stress import stress_on_data
 
     return stress_on_data(_ds, (base[0], base[1] or None), (stressed[0], stressed[1] or None), judges=list(judges),
-                          n_resamples=n_resamples, seed=seed, level=level)
+                          n_resamples=n_resamples, seed=seed, level=level, failures=failures)
