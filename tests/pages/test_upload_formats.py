@@ -38,14 +38,14 @@ def test_mtbench_files_upload_gives_their_judges():
     at.file_uploader(key="sb_tool_files").set_value(files).run()
     assert_clean(at)
     assert at.selectbox(key="sb_benchmark").value == "mtbench"
-    # gpt-4_pair.jsonl holds two FastChat judges (judge ["gpt-4", "pair-v2"] on turn-1 and
-    # "pair-v2-multi-turn" on turn-2 questions); the experts are the reference, not profiled
+    # gpt-4_pair.jsonl holds one FastChat judge, GPT-4, under two prompts (pair-v2, pair-math-v1: a setting,
+    # not a judge); the experts are the reference, not profiled
     options = at.multiselect(key="sb_entries").options
-    assert any("gpt-4 (pair-v2)" in o for o in options)
-    assert any("gpt-4 (pair-v2-multi-turn)" in o for o in options)
+    assert "gpt-4" in options and not any("pair-" in o for o in options)
     assert not any("expert_" in o for o in options)
     notices = " ".join(t.value for t in at.sidebar.text)
-    assert "gold is the majority verdict of 2 reference judge(s) (expert_0, expert_1)" in notices
+    # the human-judgments fixture holds four experts (expert_0 .. expert_3)
+    assert "gold is the majority verdict of 4 reference judge(s) (expert_0, expert_1, expert_2, expert_3)" in notices
 
 
 def test_folder_format_uploads_as_a_zip():

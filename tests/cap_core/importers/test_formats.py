@@ -101,7 +101,7 @@ def test_uploads_land_in_a_folder_named_by_their_content(tmp_path):
     with pytest.raises(CAPInputError, match="outside the archive"):
         write_uploads([("evil.zip", buf.getvalue())], tmp_path)
     ds = read_uploads("mtbench", [("gpt-4_pair.jsonl", data)], {"gold_judge": ""}, root=tmp_path)
-    assert sorted(ds.judgments["judge"].unique()) == ["gpt-4 (pair-v2)", "gpt-4 (pair-v2-multi-turn)"]
+    assert sorted(ds.judgments["judge"].unique()) == ["gpt-4"]  # one judge; its prompts are a setting
 
 
 def test_pandalm_kind_reads_the_published_label_distribution(shared_dir):
