@@ -428,7 +428,8 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
                                            .otherwise(pl.col("subset")).alias("subset"))
             subsets.append(MISSING_SUBSET)
             notices.append(f"{bench}: {n_missing} of {items_b.height} items carry no subset; they form "
-                           f"the subset row {MISSING_SUBSET!r} (and count in 'all' and in the macro mean)")
+                           f"the subset row {MISSING_SUBSET!r}: they count in 'all' (micro), and the macro mean "
+                           "is over the named subsets, with this row beside it")
     present = np.asarray(present, dtype=np.int64)
     n_nogold = int(items_b.get_column("gold").null_count())
     if n_nogold:

@@ -15,7 +15,8 @@ def _dataset() -> Dataset:
     subset x: i0, i1, i2, i3 -- J right on i0, i1, i2, wrong on i3  -> 3/4 = 75 %
     subset y: i4             -- J right                              -> 1/1 = 100 %
     no subset: i5            -- J wrong                              -> 0/1 = 0 %
-    micro (item-weighted) overall: 4/6 = 66.67 %; macro over x, y, (missing): (75 + 100 + 0) / 3 = 58.33 %.
+    micro (item-weighted) overall: 4/6 = 66.67 %; macro over the named subsets x, y: (75 + 100) / 2 = 87.5 %,
+    with the (missing) row shown beside it, not averaged in.
     """
     items = pl.DataFrame({"benchmark": "b", "item_id": [f"i{k}" for k in range(6)], "gold": "A",
                           "subset": ["x", "x", "x", "x", "y", None]})
@@ -46,14 +47,15 @@ def test_micro_labelled_and_macro_beside_it():
     micro, macro = got[("all", "pa")], got[("all", "macro_pa")]
     assert micro["value"] == pytest.approx(400 / 6)
     assert "micro" in micro["operator"] and "item-weighted" in micro["operator"]
-    assert macro["value"] == pytest.approx((75 + 100 + 0) / 3)
-    assert macro["primary"] is False and "macro" in macro["operator"]
+    assert macro["value"] == pytest.approx((75 + 100) / 2)
+    assert macro["primary"] is False and "macro" in macro["operator"] and "named subsets" in macro["operator"]
+    assert f"the {MISSING_SUBSET} subset is shown beside it" in macro["operator"]
     assert macro["ci_low"] <= macro["value"] <= macro["ci_high"]
-    # the macro replicates are the mean of the three subset replicates, resample by resample
+    # the macro replicates are the mean of the two named subsets' replicates, resample by resample
     k = {(r["subset"], r["metric"]): i for i, r in enumerate(res.profile.iter_rows(named=True))
          if r["condition"] == "overall"}
     reps = res.replicates
-    mean = (reps[:, k[("x", "pa")]] + reps[:, k[("y", "pa")]] + reps[:, k[(MISSING_SUBSET, "pa")]]) / 3
+    mean = (reps[:, k[("x", "pa")]] + reps[:, k[("y", "pa")]]) / 2
     assert reps[:, k[("all", "macro_pa")]] == pytest.approx(mean)
 
 
@@ -80,4 +82,4 @@ def test_cli_prints_the_notice(tmp_path, capsys):
     assert main(["profile", "--data", str(data), "--by-subset", "--bootstrap", "200", "--out", str(out)]) == 0
     assert "notice: b: 1 of 6 items carry no subset" in capsys.readouterr().err
     got = pl.read_csv(out).filter((pl.col("condition") == "overall") & (pl.col("metric") == "macro_pa"))
-    assert got["value"][0] == pytest.approx(175 / 3)
+    assert got["value"][0] == pytest.approx(175 / 2)  # x 75, y 100; (missing) beside it
