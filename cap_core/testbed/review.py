@@ -38,7 +38,8 @@ from cap_core.testbed.layout import (
     write_parquet_atomic,
 )
 
-__all__ = ["ACTIONS", "STATES", "read_review", "record", "review_state", "apply_review", "reviewed_pairs"]
+__all__ = ["ACTIONS", "STATES", "COUNTS_SCHEMA", "read_review", "record", "review_state", "apply_review", "reviewed_pairs",
+           "testbed_counts"]
 
 ACTIONS = ("accept", "reject", "edit")
 STATES = ("pending", "accepted", "rejected", "edited")
@@ -181,3 +182,31 @@ def apply_review(tb: Testbed | str | Path) -> pl.DataFrame:
     items = pl.concat(parts, how="vertical").sort("benchmark", "base_item_id", "variant")
     write_parquet_atomic(items, tb.path / RUN_ITEMS)
     return items
+
+
+#: ``testbed show``: one row per benchmark, dimension and value.
+COUNTS_SCHEMA = {"benchmark": pl.String, "dimension": pl.String, "value": pl.String, "n": pl.Int64}
+
+
+def testbed_counts(tb: Testbed) -> pl.DataFrame:
+    """Pairs of each benchmark by error type, domain, flag, gold position per type (after review:
+    rejected pairs left out) and by review state (all pairs): :data:`COUNTS_SCHEMA`."""
+    latest, _ = read_review(tb)
+    pairs = reviewed_pairs(tb, latest)
+    flags = pairs.with_columns(pl.col("flags").fill_null("").str.split(";")).explode("flags").with_columns(
+        pl.when(pl.col("flags") == "").then(pl.lit("(none)")).otherwise(pl.col("flags")).alias("flags"))
+    parts = [
+        pairs.group_by("benchmark", pl.col("failure_type").alias("value")).len().with_columns(
+            pl.lit("error type").alias("dimension")),
+        pairs.group_by("benchmark", pl.col("domain").alias("value")).len().with_columns(pl.lit("domain").alias("dimension")),
+        flags.group_by("benchmark", pl.col("flags").alias("value")).len().with_columns(pl.lit("flag").alias("dimension")),
+        pairs.group_by("benchmark", (pl.col("failure_type") + " gold " + pl.col("gold")).alias("value")).len()
+        .with_columns(pl.lit("gold position").alias("dimension")),
+        review_state(tb, latest).group_by("benchmark", pl.col("state").alias("value")).len()
+        .with_columns(pl.lit("review").alias("dimension")),
+    ]
+    order = {"error type": 0, "domain": 1, "flag": 2, "gold position": 3, "review": 4}
+    out = pl.concat([p.select("benchmark", "dimension", "value", pl.col("len").cast(pl.Int64).alias("n"))
+                     for p in parts], how="vertical")
+    return (out.with_columns(pl.col("dimension").replace_strict(order, return_dtype=pl.Int64).alias("_o"))
+            .sort("benchmark", "_o", "value").drop("_o"))

@@ -104,29 +104,23 @@ def balanced_gold(types: list[str]) -> list[str]:
 
 
 def stratified_pick(types: list[str], domains: list[str], n: int) -> list[int]:
-    """Positions of ``n`` items spread over types, then domains (a judge-independent sample).
+    """Positions of ``n`` items spread over types and domains (a judge-independent sample).
 
-    Items are dealt round-robin over the types (condition order), and within a type
-    round-robin over its domains (first appearance order), each in input order; the first
-    ``n`` dealt are returned in input order. ``n`` above the number of items takes all.
+    Items are dealt round-robin over the types (condition order); each type gives the item of
+    the domain picked least so far (domains in order of first appearance, then input order).
+    The first ``n`` dealt are returned in input order; ``n`` above the number of items takes all.
     """
-    if n <= 0:
-        return []
-    queues: dict[str, dict[str, list[int]]] = {}
-    for i, (t, d) in enumerate(zip(types, domains)):
-        queues.setdefault(t, {}).setdefault(d, []).append(i)
-    per_type: dict[str, list[int]] = {}
-    for t, by_domain in queues.items():
-        order, lists = [], [list(v) for v in by_domain.values()]
-        while any(lists):
-            for q in lists:
-                if q:
-                    order.append(q.pop(0))
-        per_type[t] = order
+    rank = {d: k for k, d in enumerate(dict.fromkeys(domains))}
+    queues = {t: [i for i, x in enumerate(types) if x == t] for t in ERROR_TYPES}
+    picked: Counter = Counter()
     dealt: list[int] = []
-    lists = [per_type[t] for t in ERROR_TYPES if t in per_type]
-    while any(lists) and len(dealt) < n:
-        for q in lists:
-            if q and len(dealt) < n:
-                dealt.append(q.pop(0))
+    while len(dealt) < n and any(queues.values()):
+        for t in ERROR_TYPES:
+            q = queues[t]
+            if not q or len(dealt) >= n:
+                continue
+            best = min(q, key=lambda i: (picked[domains[i]], rank[domains[i]], i))
+            q.remove(best)
+            dealt.append(best)
+            picked[domains[best]] += 1
     return sorted(dealt)
