@@ -122,9 +122,13 @@ def _run_build(args: argparse.Namespace) -> str:
     s = m["stats"]
     if s.get("halted"):
         print("stopped early: " + "; ".join(s["halted"].values()), file=sys.stderr)
+    failed = s.get("failed_calls") or {}
+    if failed:
+        print("failed calls: " + "; ".join(f"{k} {n} ({s['failed_reasons'].get(k, '')})" for k, n in failed.items()),
+              file=sys.stderr)
     counts = ", ".join(f"{b}: {c['pairs']} pairs" for b, c in sorted(m["counts"].items()))
     return (f"wrote the testbed to {res.out_dir} ({counts}; {res.items.height} items; {s['requests']} requests, "
-            f"{s['cache_hits']} cache hits, {s['failures']} failed, ${s['spend_usd']:.4f})")
+            f"{s['cache_hits']} cache hits, {sum(failed.values())} failed, ${s['spend_usd']:.4f})")
 
 
 def _show(args: argparse.Namespace) -> str:
@@ -149,8 +153,8 @@ def _show(args: argparse.Namespace) -> str:
             vals = sub.filter(sub["dimension"] == dim)
             lines.append(f"  {dim}: " + ", ".join(f"{v} {n}" for v, n in vals.select("value", "n").iter_rows()))
     s = m["stats"]
-    lines.append(f"calls: {s['requests']} requests, {s['cache_hits']} cache hits, {s['failures']} failed, "
-                 f"${s['spend_usd']:.4f}")
+    lines.append(f"calls: {s['requests']} requests, {s['cache_hits']} cache hits, "
+                 f"{sum((s.get('failed_calls') or {}).values())} failed, ${s['spend_usd']:.4f}")
     lines += [f"notice: {n}" for n in [*m.get("notices", []), *notes]]
     if args.counts_out is not None:
         from cap_core.export import write_csv

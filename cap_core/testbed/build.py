@@ -249,16 +249,35 @@ def plan_build(questions: Questions, spec: BuildSpec) -> BuildPlan:
     return BuildPlan(questions, types, expand, name, n_hard, pl.DataFrame(bad, schema=UNPLANTABLE_SCHEMA))
 
 
-def _progress_counter(on_progress, total: int, client_ref: list):
-    state = {"done": 0}
+class _Calls:
+    """Counts every call of a build by stage (progress, and the failed ones with their first reason)."""
 
-    def done(stage: str) -> None:
-        state["done"] += 1
-        if on_progress is not None:
-            stats = client_ref[0].stats if client_ref else {}
-            on_progress(dict(stats, phase=stage, done=state["done"], total=max(total, state["done"])))
+    def __init__(self, on_progress, total: int) -> None:
+        self.on_progress, self.total, self.done = on_progress, total, 0
+        self.client = None
+        self.failed: dict[str, int] = {}
+        self.reasons: dict[str, str] = {}
 
-    return done
+    def __call__(self, stage: str, rec) -> None:
+        self.done += 1
+        if rec.status != "ok":
+            self.failed[stage] = self.failed.get(stage, 0) + 1
+            self.reasons.setdefault(stage, rec.error or rec.status)
+        if self.on_progress is not None:
+            stats = self.client.stats if self.client is not None else {}
+            self.on_progress(dict(stats, phase=stage, done=self.done, total=max(self.total, self.done)))
+
+
+class _CountingClient:
+    """The client handed to the variant rewriter: every call counted under stage ``variants``."""
+
+    def __init__(self, client, calls: _Calls) -> None:
+        self.client, self.calls = client, calls
+
+    def call(self, req):
+        rec = self.client.call(req)
+        self.calls("variants", rec)
+        return rec
 
 
 def _pairs(slice_name: str, kind: str, jobs: list[dict], correct: dict, results: dict, generator: str,
@@ -344,17 +363,16 @@ def _generate_and_write(plan: BuildPlan, jobs: list[dict], spec: BuildSpec, est:
     from cap_core.testbed.prompts import SubtletyJudge, make_generator
     from cap_core.testbed.taxonomy import balanced_gold, stratified_pick
 
-    client_ref: list = []
-    counter = _progress_counter(on_progress, est["calls_max"], client_ref)
+    counter = _Calls(on_progress, est["calls_max"])
     cache = None
+    client = None
     if spec.models():
         from cap_core.judging.cache import JudgeCache
         from cap_core.judging.client import Budget, JudgeClient
 
         cache = JudgeCache(cache_dir)
-        client_ref.append(JudgeClient(cache, Budget(spec.budget_calls, spec.budget_usd), spec.retry,
-                                      spec.concurrency, cancel or threading.Event(), stop_after=3))
-    client = client_ref[0] if client_ref else None
+        client = counter.client = JudgeClient(cache, Budget(spec.budget_calls, spec.budget_usd), spec.retry,
+                                              spec.concurrency, cancel or threading.Event(), stop_after=3)
     log = AttemptLog()
     dropped: list[dict] = []
     name = plan.benchmark
@@ -405,12 +423,15 @@ def _generate_and_write(plan: BuildPlan, jobs: list[dict], spec: BuildSpec, est:
             p["pair_sha"] = layout.pair_sha(p["benchmark"], p["base_item_id"], p["question"], p["correct"],
                                             p["flawed"])
         pairs = pl.DataFrame(pair_rows, schema=layout.PAIRS_SCHEMA)
-        variants, report = _variants(pairs.filter(pl.col("benchmark") == name), spec, client)
+        variants, report = _variants(pairs.filter(pl.col("benchmark") == name), spec,
+                                     _CountingClient(client, counter) if client is not None else None)
     finally:
         if cache is not None:
             cache.close()
     stats = dict(client.stats, halted=dict(client.halted)) if client is not None else \
         {"requests": 0, "cache_hits": 0, "failures": 0, "spend_usd": 0.0, "halted": {}}
+    # every call that gave no answer (error, budget, cancel, stopped), by stage: never silently dropped
+    stats.update(failed_calls=dict(counter.failed), failed_reasons=dict(counter.reasons))
     manifest = _manifest(plan, spec, pairs, report, stats, est, dropped)
     attempts = log.frame()
     drops = pl.DataFrame(dropped, schema=DROPPED_SCHEMA)

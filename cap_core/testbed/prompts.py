@@ -13,7 +13,8 @@ offline and deterministically; it cannot regenerate (the same rule gives the sam
 :class:`~cap_core.judging.client.JudgeClient` to any litellm model (``--api-base`` for an
 OpenAI-compatible server, ``smollm/chat`` on the CPU); attempt ``k`` of a job is sent with
 seed ``100 * seed + k``, so a rerun is served from the cache and a regeneration is a new
-request. :class:`SubtletyJudge` rates each flawed answer 1-5 at temperature 0 (5 = needs
+request; ``on_done(stage, record)`` is called after every call (progress, failure counts).
+:class:`SubtletyJudge` rates each flawed answer 1-5 at temperature 0 (5 = needs
 domain expertise to detect). Temperatures are those of CAP App. A.3 and A.5
 (:data:`TEMPERATURES`).
 
@@ -129,7 +130,7 @@ class _Caller:
     """Shared sending: templates rendered, requests made, records turned into replies."""
 
     def __init__(self, model: str, client, api_base: str | None, seed: int = 0,
-                 on_done: Callable[[str], None] | None = None) -> None:
+                 on_done: Callable[[str, object], None] | None = None) -> None:
         self.name, self.client, self.api_base, self.seed, self.on_done = model, client, api_base, seed, on_done
 
     def _send(self, stage: str, template: str, fields: list[dict], attempt: int) -> list[tuple[Reply, object]]:
@@ -143,7 +144,7 @@ class _Caller:
             tpl = tpls.get(name) or tpls.setdefault(name, load_template(name))
             reqs.append(JudgeRequest(self.name, (("user", tpl.render(**f)),), TEMPERATURES[stage], None,
                                      _MAX_TOKENS[stage], seed, None, tpl.version, self.api_base))
-        done = (lambda i, rec: self.on_done(stage)) if self.on_done else None
+        done = (lambda i, rec: self.on_done(stage, rec)) if self.on_done else None
         records = self.client.map(reqs, done)
         out = []
         for req, rec in zip(reqs, records):
@@ -242,7 +243,7 @@ class SubtletyJudge(_Caller):
 
 
 def make_generator(name: str, client=None, api_base: str | None = None, seed: int = 0,
-                   on_done: Callable[[str], None] | None = None):
+                   on_done: Callable[[str, object], None] | None = None):
     """``rules`` -> :class:`RulesGenerator`; any other name -> :class:`ModelGenerator` (needs ``client``)."""
     if name == "rules":
         return RulesGenerator()
