@@ -134,10 +134,10 @@ def _run_build(args: argparse.Namespace) -> str:
 def _show(args: argparse.Namespace) -> str:
     try:
         from cap_core.testbed.layout import load_testbed_dir
-        from cap_core.testbed.review import read_review, testbed_counts
+        from cap_core.testbed.review import read_review, pair_counts
 
         tb = load_testbed_dir(args.testbed)
-        counts = testbed_counts(tb)
+        counts = pair_counts(tb)
         _, notes = read_review(tb)
     except CAPInputError as err:
         raise _as_option(err) from None

@@ -39,7 +39,7 @@ from cap_core.testbed.layout import (
 )
 
 __all__ = ["ACTIONS", "STATES", "COUNTS_SCHEMA", "read_review", "record", "review_state", "apply_review", "reviewed_pairs",
-           "testbed_counts"]
+           "pair_counts"]
 
 ACTIONS = ("accept", "reject", "edit")
 STATES = ("pending", "accepted", "rejected", "edited")
@@ -188,7 +188,7 @@ def apply_review(tb: Testbed | str | Path) -> pl.DataFrame:
 COUNTS_SCHEMA = {"benchmark": pl.String, "dimension": pl.String, "value": pl.String, "n": pl.Int64}
 
 
-def testbed_counts(tb: Testbed) -> pl.DataFrame:
+def pair_counts(tb: Testbed) -> pl.DataFrame:
     """Pairs of each benchmark by error type, domain, flag, gold position per type (after review:
     rejected pairs left out) and by review state (all pairs): :data:`COUNTS_SCHEMA`."""
     latest, _ = read_review(tb)
