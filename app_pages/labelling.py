@@ -1,4 +1,5 @@
-"""Labelling: label your own pairs one at a time (A, B or tie), saved as you go; plan how many first."""
+"""Labelling: label your own pairs one at a time (A, B or tie), saved as you go; plan how many first.
+Or review a built testbed: accept, reject or edit each generated pair."""
 
 import streamlit as st
 
@@ -6,6 +7,7 @@ from cap_core import config
 from cap_core.errors import CAPInputError
 from cap_core.labelling import store as ls
 from ui.cache import labelling as lc
+from ui.cache import testbed as tbc
 from ui.state import kept, kept_upload
 
 TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
@@ -15,6 +17,11 @@ st.caption("Label a sample of your own traffic: one pair at a time, the two resp
            "(recorded with each label). Every label is appended to a file at once, so you can stop and come back; "
            "the labelled pairs then work as a benchmark on every page.")
 
+if st.radio("What to label", tbc.MODES, horizontal=True, key=kept("lab_mode")) == tbc.MODES[1]:
+    from ui.testbed_review import render_review
+
+    render_review()
+    st.stop()
 src = st.radio("Items to label (question, response_a, response_b)", lc.ITEM_SOURCES, horizontal=True,
                key=kept("lab_src"))
 try:

@@ -6,7 +6,8 @@ A flawed answer is rejected (and regenerated, when the generator can) when it
 2. contains the correct answer verbatim: the error was appended, not planted;
 3. leaves the question's subject: it names none of the question's content words that the
    correct answer names, or keeps fewer than :data:`MIN_KEPT` of the correct answer's
-   content words (a planted error changes a detail, not the topic).
+   content words, or its length is outside :data:`LENGTH_RATIO` times the correct answer's
+   (a planted error changes a detail, not the topic or the size).
 
 An expansion of a short reference answer (CAP App. A.1/A.3) is rejected when it is shorter
 than :data:`MIN_EXPANSION_CHARS` characters or does not state the reference answer (its text,
@@ -23,10 +24,12 @@ import re
 
 from cap_core.judging.local_providers import content_words
 
-__all__ = ["MIN_KEPT", "MIN_EXPANSION_CHARS", "normalise", "flaw_problem", "expansion_problem"]
+__all__ = ["MIN_KEPT", "LENGTH_RATIO", "MIN_EXPANSION_CHARS", "normalise", "flaw_problem", "expansion_problem"]
 
 #: Share of the correct answer's content words a flawed answer must keep.
 MIN_KEPT = 1 / 3
+#: Lengths (characters) a flawed answer may have, as a multiple of the correct answer's.
+LENGTH_RATIO = (0.2, 2.0)
 #: CAP App. A.1: an expansion under 50 characters is dropped.
 MIN_EXPANSION_CHARS = 50
 
@@ -44,7 +47,7 @@ def flaw_problem(question: str, correct: str, flawed: str | None) -> str | None:
     str or None
         One of ``"empty flawed answer"``, ``"unchanged: the flawed answer is the correct
         answer"``, ``"contains the correct answer verbatim"``, ``"off the question: ..."``,
-        ``"drifts off the answer: ..."`` (module rules), else None.
+        ``"drifts off the answer: ..."`` (content words or length; module rules), else None.
     """
     if flawed is None or not str(flawed).strip():
         return "empty flawed answer"
@@ -60,6 +63,10 @@ def flaw_problem(question: str, correct: str, flawed: str | None) -> str | None:
             ", ".join(sorted(subject)[:4]) + ")"
     if cw and len(fw & cw) < MIN_KEPT * len(cw):
         return f"drifts off the answer: it keeps {len(fw & cw)} of the correct answer's {len(cw)} content words"
+    ratio = len(str(flawed).strip()) / max(1, len(str(correct).strip()))
+    if not LENGTH_RATIO[0] <= ratio <= LENGTH_RATIO[1]:
+        return (f"drifts off the answer: {ratio:.2f} times the correct answer's length (expected "
+                f"{LENGTH_RATIO[0]:g}-{LENGTH_RATIO[1]:g})")
     return None
 
 

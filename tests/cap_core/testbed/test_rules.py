@@ -67,6 +67,8 @@ def test_checks_reject_what_is_not_a_planted_error():
     # keeps the subject word but little of the answer
     assert flaw_problem(Q, A, "Fluid is wet and clear.").startswith("drifts off the answer: it keeps 1 of")
     assert flaw_problem(Q, A, None) == "empty flawed answer"
+    assert flaw_problem(Q, A, " ".join([A.replace("2 litres", "3 litres")] * 3)) == \
+        "drifts off the answer: 3.01 times the correct answer's length (expected 0.2-2)"
     assert expansion_problem("Scurvy", "Scurvy.") == "expansion shorter than 50 characters"
     assert expansion_problem("Scurvy", "A long lack of vitamin C causes bleeding gums and poor healing.") == \
         "the expansion does not state the reference answer"
