@@ -83,3 +83,35 @@ def test_plan_estimate_build_and_review(tmp_path, monkeypatch):
     at.button(key="lab_tb_edit").click().run()
     assert not at.exception and "unchanged" in at.error[0].value
     assert len((out / "review.jsonl").read_text().splitlines()) == 2
+
+
+def test_built_in_the_dashboard_then_judged_on_the_live_run_page(tmp_path, monkeypatch):
+    import ui.cache.live_run as lrc
+    from cap_core.cli.main import main
+
+    monkeypatch.setenv("CAP_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setattr(lrc, "RUNS_DIR", tmp_path / "live")
+    at = _open()
+    at.text_input(key="tb_path").set_value(str(QUESTIONS)).run()
+    out = tmp_path / "tb"
+    at.text_input(key="tb_out").set_value(str(out)).run()
+    at.button(key="tb_build").click().run()
+    assert_clean(at)
+    at.button(key="tb_to_live").click().run()
+    at.switch_page("app_pages/live_run.py").run()
+    assert_clean(at)
+    assert at.radio(key="lr_src").value == lrc.ITEM_SOURCES[1] and at.text_input(key="lr_path").value == str(out)
+    at.number_input(key="lr_limit").set_value(32).run()
+    at.multiselect(key="lr_judges").set_value(["local/first", "local/longer"]).run()
+    # every item of the folder (32 base items: 96 of the main benchmark and the hardened pairs), 2 orders x 2 judges
+    n_items = pl.read_parquet(out / "run_items.parquet").height
+    assert f"{n_items * 4} judging calls on {n_items} items" in _md(at)
+    at.button(key="lr_start").click().run()
+    assert_clean(at)
+    run = Path(at.session_state[lrc.LIVE_RUN_KEY])
+    prof = tmp_path / "p.csv"
+    assert main(["profile", "--data", str(run), "--bootstrap", "100", "--out", str(prof)]) == 0
+    p = pl.read_csv(prof).filter((pl.col("benchmark") == "questions") & pl.col("primary") & (pl.col("subset") == "all")
+                                 & (pl.col("condition") != "overall"))
+    assert p.height == 16 and set(p["status"]) == {"direct"}
+    assert p.filter((pl.col("judge") == "local/first") & (pl.col("condition") == "C7"))["value"].to_list() == [0.0]
