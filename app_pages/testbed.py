@@ -47,8 +47,7 @@ out_dir = st.text_input("Testbed folder to write", key=kept("tb_out", tbc.defaul
 
 try:
     spec = tbc.spec(generator, generator2, judge, api_base, hard, regen, pad, budget)
-    plan = tbc.plan(name, data, spec.generators, spec.subtlety_judge, spec.api_base, spec.hard,
-                    spec.regenerations, spec.pad_factor)
+    plan = tbc.plan(name, data, spec)
 except CAPInputError as err:
     st.error(str(err))
     st.stop()
@@ -59,7 +58,9 @@ if plan.unplantable.height:
     with st.expander(f"Types the rules could not plant ({plan.unplantable.height})"):
         show_table(st, plan.unplantable, key="tb_unplantable")
 
-if st.button("Build the testbed", type="primary", key="tb_build"):
+go, stop = st.columns(2)
+stop.button("Cancel", key="tb_cancel", help="Stops the build; finished calls stay in the cache.")
+if go.button("Build the testbed", type="primary", key="tb_build"):
     bar = st.progress(0.0, text="starting…")
 
     def show(s: dict) -> None:

@@ -57,7 +57,7 @@ def spec(generator: str, generator2: str, judge: str, api_base: str, hard: int, 
 
 @dataclass(frozen=True)
 class Plan:
-    """What the page shows before building: the questions, their types by domain, the estimate."""
+    """What the page shows before building: the questions, their types by domain, the estimate line."""
 
     n: int
     benchmark: str
@@ -67,21 +67,25 @@ class Plan:
 
 
 @st.cache_data(max_entries=8, show_spinner="Planning the testbed…")
-def plan(name: str, data: bytes, generators: tuple[str, ...], judge: str | None, api_base: str | None, hard: int,
-         regenerations: int, pad_factor: float) -> Plan:
-    """The plan of a build (:func:`cap_core.testbed.build.plan_build`) and its estimate line (streamlit hashes
-    the bytes). Raises CAPInputError (bad questions, a question no type fits)."""
+def _plan(name: str, data: bytes, generators: tuple[str, ...], hard: int) -> tuple:
     from cap_core.testbed.build import BuildSpec, plan_build
-    from cap_core.testbed.cost import estimate_build, estimate_line
     from cap_core.testbed.questions import read_questions
 
-    s = BuildSpec(generators=generators, subtlety_judge=judge, api_base=api_base, hard=hard,
-                  regenerations=regenerations, pad_factor=pad_factor)
-    p = plan_build(read_questions(Path(name).name, data), s)
+    p = plan_build(read_questions(Path(name).name, data), BuildSpec(generators=generators, hard=hard))
     counts = (pl.DataFrame({"domain": p.questions.frame["domain"], "failure_type": p.types})
               .group_by("domain", "failure_type").len().rename({"len": "n"}))
-    est = estimate_build(p.jobs(), s, p.n_hard, config.cache_dir())
-    return Plan(p.questions.frame.height, p.benchmark, counts, p.unplantable, estimate_line(est))
+    return p.questions.frame.height, p.benchmark, counts, p.unplantable, p.jobs(), p.n_hard
+
+
+def plan(name: str, data: bytes, spec_) -> Plan:
+    """The plan of a build (:func:`cap_core.testbed.build.plan_build`, cached: streamlit hashes the bytes) and
+    its estimate line, read against the judging cache on every call (it changes as builds finish). Raises
+    CAPInputError (bad questions, a question no type fits)."""
+    from cap_core.testbed.cost import estimate_build, estimate_line
+
+    n, bench, counts, unplantable, jobs, n_hard = _plan(name, data, spec_.generators, spec_.hard)
+    est = estimate_build(jobs, spec_, n_hard, config.cache_dir())
+    return Plan(n, bench, counts, unplantable, estimate_line(est))
 
 
 def build(name: str, data: bytes, from_disk: bool, spec_, out_dir: str, on_progress: Callable[[dict], None]):

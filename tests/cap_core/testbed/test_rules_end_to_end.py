@@ -150,3 +150,19 @@ def test_show_counts_and_the_hard_constructed_subset(built, capsys, tmp_path):
         b = base.filter(pl.col("base_item_id") == p["base_item_id"]).row(0, named=True)
         assert p["correct"] != b["correct"] and p["flawed"].startswith(b["flawed"])
         assert p["a_flaw"].startswith("a typo") and p["flags"] == "hard_constructed"
+
+
+def test_evaluate_reads_the_testbed_folder_as_a_benchmark(built, tmp_path):
+    tb, _, _ = built
+    out = tmp_path / "ev"
+    assert main(["evaluate", "--benchmark", "testbed", "--source", str(tb), "--model", "local/first", "--limit", "2",
+                 "--cache", str(tmp_path / "cache"), "--out", str(out)]) == 0
+    judg = pl.read_parquet(out / "judgments.parquet")
+    items = pl.read_parquet(tb / "run_items.parquet")
+    # the first 2 base items of each benchmark, every variant, both orders; no published judges beside
+    first = items.group_by("benchmark", maintain_order=True).agg(pl.col("base_item_id").unique(maintain_order=True)
+                                                                  .head(2))
+    chosen = items.join(first.explode("base_item_id"), on=["benchmark", "base_item_id"])
+    assert judg.height == 2 * chosen.height and set(judg["judge"]) == {"local/first"}
+    decl = pl.read_parquet(out / "declarations.parquet")
+    assert decl.filter(pl.col("status") == "augmented").height == 0  # the variants are part of the construction
