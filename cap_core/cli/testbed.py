@@ -89,12 +89,11 @@ def _build(args: argparse.Namespace) -> str:
 
 
 def _run_build(args: argparse.Namespace) -> str:
+    from cap_core.cli.options import check_call_options
     from cap_core.config import cache_dir
     from cap_core.judging.client import RetryPolicy
     from cap_core.testbed.build import BuildSpec, build_testbed
     from cap_core.testbed.cost import estimate_line
-
-    from cap_core.cli.options import check_call_options
 
     args.repeats, args.temperature = 1, None  # check_call_options reads them
     check_call_options(args)
@@ -134,7 +133,7 @@ def _run_build(args: argparse.Namespace) -> str:
 def _show(args: argparse.Namespace) -> str:
     try:
         from cap_core.testbed.layout import load_testbed_dir
-        from cap_core.testbed.review import read_review, pair_counts
+        from cap_core.testbed.review import pair_counts, read_review
 
         tb = load_testbed_dir(args.testbed)
         counts = pair_counts(tb)

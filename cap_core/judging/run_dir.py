@@ -15,7 +15,8 @@ from cap_core.dataset import Dataset, save_dataset
 from cap_core.export import write_csv
 from cap_core.schema import DECLARATION_SCHEMA, ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
-__all__ = ["write_run", "controlled", "failure_table", "judgments_from_calls", "repeats_table", "FAILURE_SCHEMA", "REPEATS_SCHEMA"]
+__all__ = ["write_run", "controlled", "failure_table", "judgments_from_calls", "repeats_table", "FAILURE_SCHEMA",
+           "REPEATS_SCHEMA"]
 
 _FAILED = ("failed", "budget", "cancelled", "stopped")
 

@@ -38,8 +38,8 @@ from cap_core.testbed.layout import (
     write_parquet_atomic,
 )
 
-__all__ = ["ACTIONS", "STATES", "COUNTS_SCHEMA", "read_review", "record", "review_state", "apply_review", "reviewed_pairs",
-           "pair_counts"]
+__all__ = ["ACTIONS", "STATES", "COUNTS_SCHEMA", "read_review", "record", "review_state", "apply_review",
+           "reviewed_pairs", "pair_counts"]
 
 ACTIONS = ("accept", "reject", "edit")
 STATES = ("pending", "accepted", "rejected", "edited")
@@ -198,8 +198,10 @@ def pair_counts(tb: Testbed) -> pl.DataFrame:
     parts = [
         pairs.group_by("benchmark", pl.col("failure_type").alias("value")).len().with_columns(
             pl.lit("error type").alias("dimension")),
-        pairs.group_by("benchmark", pl.col("domain").alias("value")).len().with_columns(pl.lit("domain").alias("dimension")),
-        flags.group_by("benchmark", pl.col("flags").alias("value")).len().with_columns(pl.lit("flag").alias("dimension")),
+        pairs.group_by("benchmark", pl.col("domain").alias("value")).len().with_columns(
+            pl.lit("domain").alias("dimension")),
+        flags.group_by("benchmark", pl.col("flags").alias("value")).len().with_columns(
+            pl.lit("flag").alias("dimension")),
         pairs.group_by("benchmark", (pl.col("failure_type") + " gold " + pl.col("gold")).alias("value")).len()
         .with_columns(pl.lit("gold position").alias("dimension")),
         review_state(tb, latest).group_by("benchmark", pl.col("state").alias("value")).len()

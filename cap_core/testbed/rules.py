@@ -265,7 +265,8 @@ def harden(question: str, correct: str, flawed: str, context: str | None = None)
     if added is None:
         shared = [s for s in _sentences(flawed) if s in _sentences(correct)]
         if not shared:
-            return "no correct statement to add to the flawed answer (no context, no sentence shared with the correct one)"
+            return ("no correct statement to add to the flawed answer (no context, no sentence shared with the "
+                    "correct one)")
         s = max(shared, key=len)
         added = "In other words, " + (s[0].lower() + s[1:] if s[1:2].islower() else s)
     new_b = _tidy(flawed + " " + added)

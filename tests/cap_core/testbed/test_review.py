@@ -12,7 +12,7 @@ import pytest
 from cap_core.errors import CAPInputError
 from cap_core.testbed.build import BuildSpec, build_testbed
 from cap_core.testbed.layout import load_testbed_dir
-from cap_core.testbed.review import read_review, record, review_state, pair_counts
+from cap_core.testbed.review import pair_counts, read_review, record, review_state
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "fixtures" / "testbed" / "questions.csv"
 

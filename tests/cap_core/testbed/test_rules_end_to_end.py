@@ -142,7 +142,8 @@ def test_show_counts_and_the_hard_constructed_subset(built, capsys, tmp_path):
                  str(tb / "hard_constructed.csv"), "--bootstrap", "100", "--out", str(prof)]) == 0
     said = capsys.readouterr().out
     assert f"hard-constructed ({hard.height} of {hard.height} items)" in said
-    hp = pl.read_csv(prof).filter((pl.col("judge") == "local/first") & (pl.col("condition") == "C7") & pl.col("primary"))
+    hp = pl.read_csv(prof).filter((pl.col("judge") == "local/first") & (pl.col("condition") == "C7")
+                                  & pl.col("primary"))
     assert set(hp["subset"]) == {"hard_constructed"} and hp["value"].to_list() == [0.0]
     # each hardened pair: the correct answer carries a typo, the flawed one gained a true statement
     base = pl.read_parquet(tb / "pairs.parquet").filter(pl.col("kind") == "plain")
