@@ -1,5 +1,4 @@
-"""Labelling: label your own pairs one at a time (A, B or tie), saved as you go; plan how many first.
-Or review a built testbed: accept, reject or edit each generated pair."""
+"""Labelling: label your own pairs (A, B or tie), saved as you go; plan how many first; or review a built testbed."""
 
 import streamlit as st
 
@@ -7,8 +6,8 @@ from cap_core import config
 from cap_core.errors import CAPInputError
 from cap_core.labelling import store as ls
 from ui.cache import labelling as lc
-from ui.cache import testbed as tbc
 from ui.state import kept, kept_upload
+from ui.testbed_review import review_if_chosen
 
 TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 
@@ -17,11 +16,7 @@ st.caption("Label a sample of your own traffic: one pair at a time, the two resp
            "(recorded with each label). Every label is appended to a file at once, so you can stop and come back; "
            "the labelled pairs then work as a benchmark on every page.")
 
-if st.radio("What to label", tbc.MODES, horizontal=True, key=kept("lab_mode")) == tbc.MODES[1]:
-    from ui.testbed_review import render_review
-
-    render_review()
-    st.stop()
+review_if_chosen()  # a built testbed instead: accept, reject or edit its pairs (the page stops after it)
 src = st.radio("Items to label (question, response_a, response_b)", lc.ITEM_SOURCES, horizontal=True,
                key=kept("lab_src"))
 try:

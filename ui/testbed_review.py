@@ -12,6 +12,13 @@ from ui.display import show_table
 from ui.state import kept
 
 
+def review_if_chosen() -> None:
+    """Draw the Labelling page's choice of what to label; for a built testbed, draw its review and stop the page."""
+    if st.radio("What to label", tbc.MODES, horizontal=True, key=kept("lab_mode")) == tbc.MODES[1]:
+        render_review()
+        st.stop()
+
+
 def render_review() -> None:
     """Draw the review of the testbed folder typed in ``lab_tb_path`` (stops the page when there is none)."""
     path = st.text_input("Testbed folder (written by Build a testbed or `testbed build`)", key=kept("lab_tb_path"))
