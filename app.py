@@ -37,6 +37,7 @@ PAGES = {
         st.Page("app_pages/label_audit.py", title="Label audit", url_path="label-audit"),
     ],
     "Run judges": [
+        st.Page("app_pages/testbed.py", title="Build a testbed", url_path="build-a-testbed"),
         st.Page("app_pages/live_run.py", title="Live run", url_path="live-run"),
         st.Page("app_pages/labelling.py", title="Labelling", url_path="labelling"),
     ],

@@ -1,4 +1,4 @@
-"""Labelling: label your own pairs one at a time (A, B or tie), saved as you go; plan how many first."""
+"""Labelling: label your own pairs (A, B or tie), saved as you go; plan how many first; or review a built testbed."""
 
 import streamlit as st
 
@@ -7,6 +7,7 @@ from cap_core.errors import CAPInputError
 from cap_core.labelling import store as ls
 from ui.cache import labelling as lc
 from ui.state import kept, kept_upload
+from ui.testbed_review import review_if_chosen
 
 TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 
@@ -15,6 +16,7 @@ st.caption("Label a sample of your own traffic: one pair at a time, the two resp
            "(recorded with each label). Every label is appended to a file at once, so you can stop and come back; "
            "the labelled pairs then work as a benchmark on every page.")
 
+review_if_chosen()  # a built testbed instead: accept, reject or edit its pairs (the page stops after it)
 src = st.radio("Items to label (question, response_a, response_b)", lc.ITEM_SOURCES, horizontal=True,
                key=kept("lab_src"))
 try:

@@ -56,7 +56,7 @@ MIN_CLI_RESAMPLES = 100
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
 EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "cap_core.cli.validity", "cap_core.cli.judge",
                                "cap_core.cli.analyses", "cap_core.cli.choose", "cap_core.cli.fetch",
-                               "cap_core.cli.evaluate", "cap_core.cli.source_metrics")
+                               "cap_core.cli.evaluate", "cap_core.cli.source_metrics", "cap_core.cli.testbed")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -23,7 +23,7 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["polish_rule", "pad_rule", "invariants_kept", "augment_items"]
+__all__ = ["polish_rule", "pad_rule", "invariants_kept", "augment_items", "KEPT_WORDS"]
 
 _FORMAL = [
     (r"\bdon't\b", "do not"), (r"\bdoesn't\b", "does not"), (r"\bcan't\b", "cannot"), (r"\bisn't\b", "is not"),
@@ -37,6 +37,8 @@ _FORMAL = [
 _OPENERS = ("To state it precisely:", "Put formally:", "Precisely:")
 _KEEP = re.compile(r"\b(?:\d[\d.,/%]*|not|no|never|none|nor|cannot|without|only|all|every|always|may|might|"
                    r"can|could|some|often|usually|sometimes|rarely|most|many|few|unless|except|if)\b", re.I)
+#: The words label preservation protects (numbers, negations, hedges): the planted errors live in them.
+KEPT_WORDS = _KEEP
 _RESTATE = ("To put the same point another way: {s}", "In other words, {s}", "Restating this for clarity: {s}",
             "That is to say, {s}", "Once more, to be explicit: {s}")
 _FILLERS = ("This point is worth keeping in mind.", "The point bears repeating.", "This is the central idea here.",

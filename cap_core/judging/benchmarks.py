@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, tuple[str | None, str]] = {
     "rm-bench": ("RM-Bench chat", "the local copy of the public data (or its rmbench/ folder)"),
     "evalbiasbench": ("EvalBiasBench", "the local copy of the public data (or its evalbiasbench/ folder)"),
     "auto-j": ("Auto-J", "the local copy of the public data (or its autoj/ folder)"),
+    "testbed": (None, "a testbed folder written by `testbed build` (your own questions)"),
 }
 
 
@@ -104,6 +105,15 @@ def load_benchmark(name: str, source: str | Path) -> BenchmarkItems:
         base = validate_items(items.drop(*ITEM_TEXT_SCHEMA), file=str(src))
         items = base.join(items.select("benchmark", "item_id", *ITEM_TEXT_SCHEMA), on=["benchmark", "item_id"])
         return BenchmarkItems(key, items.select(*ITEMS_SCHEMA, *ITEM_TEXT_SCHEMA), None, tuple(notices))
+    if key == "testbed":  # a controlled testbed of the user's questions: texts, no published judges
+        from cap_core.testbed.layout import RUN_ITEMS, load_testbed_dir
+
+        tb = load_testbed_dir(src)
+        items = pl.read_parquet(tb.path / RUN_ITEMS)
+        texts = items.select(*[pl.col(c) if c in items.columns else pl.lit(None, pl.String).alias(c)
+                               for c in ITEM_TEXT_SCHEMA])
+        return BenchmarkItems(key, pl.concat([items.select(*ITEMS_SCHEMA), texts], how="horizontal"), None,
+                              tuple(tb.manifest.get("notices", ())))
     if key == "judgebench":
         from cap_core.importers.judgebench import import_judgebench, read_texts
 

@@ -15,7 +15,7 @@ import polars as pl
 from cap_core.judging.cache import JudgeCache
 from cap_core.judging.request import cache_keys
 
-__all__ = ["estimate_run"]
+__all__ = ["estimate_run", "model_price"]
 
 _FREE = ("local/", "smollm/")
 
@@ -31,6 +31,12 @@ def _price(model: str) -> tuple[float, float] | None:
         if info and "input_cost_per_token" in info:
             return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token", 0.0))
     return None
+
+
+def model_price(model: str) -> tuple[float, float] | None:
+    """Dollars per prompt token and per completion token of ``model`` from litellm's local cost map
+    (``(0, 0)`` for the offline ``local/`` and ``smollm/`` models; None when the map has no price)."""
+    return _price(model)
 
 
 def estimate_run(items: pl.DataFrame, spec, cache_dir=None, completion_tokens: int = 200) -> dict:

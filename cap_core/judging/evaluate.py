@@ -80,14 +80,17 @@ def evaluate_rationales(items: pl.DataFrame, calls: pl.DataFrame, evaluator: str
     if evaluator in judges:
         raise CAPInputError("the rationale evaluator is one of the judges under test", argument="evaluator",
                             got=evaluator, fix="choose an evaluator model that is not judged in this run")
-    by_id = {r["item_id"]: r for r in items.iter_rows(named=True)}
+    # keyed by (benchmark, item_id): item ids are unique within a benchmark only (a testbed folder holds
+    # its main, hard and replication slices under the same question ids)
+    by_id = {(r["benchmark"], r["item_id"]): r for r in items.iter_rows(named=True)}
     from cap_core.judging.choice import is_choice
 
     # choice judges write no rationale; test-retest repeats after the first are not evaluated
     todo = [(k, r) for k, r in enumerate(calls.iter_rows(named=True))
-            if r["order"] == "AB" and r["verdict"] is not None and r["verdict"] == by_id[r["item_id"]]["gold"]
+            if r["order"] == "AB" and r["verdict"] is not None
+            and r["verdict"] == by_id[r["benchmark"], r["item_id"]]["gold"]
             and not is_choice(r["judge"]) and not r.get("repeat")]
-    reqs = [evaluator_request(by_id[r["item_id"]], r["rationale"], evaluator) for _, r in todo]
+    reqs = [evaluator_request(by_id[r["benchmark"], r["item_id"]], r["rationale"], evaluator) for _, r in todo]
     supported: list[int | None] = [None] * calls.height
     texts: list[str | None] = [None] * calls.height
     finished = [0]

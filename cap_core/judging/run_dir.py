@@ -15,7 +15,8 @@ from cap_core.dataset import Dataset, save_dataset
 from cap_core.export import write_csv
 from cap_core.schema import DECLARATION_SCHEMA, ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
-__all__ = ["write_run", "failure_table", "judgments_from_calls", "repeats_table", "FAILURE_SCHEMA", "REPEATS_SCHEMA"]
+__all__ = ["write_run", "controlled", "failure_table", "judgments_from_calls", "repeats_table", "FAILURE_SCHEMA",
+           "REPEATS_SCHEMA"]
 
 _FAILED = ("failed", "budget", "cancelled", "stopped")
 
@@ -133,14 +134,20 @@ def failure_table(items: pl.DataFrame, calls: pl.DataFrame, declarations: pl.Dat
     ).cast(FAILURE_SCHEMA).select(list(FAILURE_SCHEMA)).sort("judge", "condition").collect()
 
 
-def _declarations(items: pl.DataFrame) -> pl.DataFrame:
-    from cap_core.judging.testbed import BENCHMARK
+def controlled(items_b: pl.DataFrame) -> bool:
+    """Whether one benchmark's items are a controlled construction: every item carries a planted
+    ``failure_type`` (CAP's judgerEva-Standard, the mini testbed, a testbed built by ``testbed build``).
+    Its presentation variants were made as part of the construction, so C5/C6 are ``direct`` (CAP
+    Table 2); variants generated for any other benchmark are ``augmented``."""
+    return "failure_type" in items_b.columns and items_b.height > 0 and items_b["failure_type"].is_not_null().all()
 
+
+def _declarations(items: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for bench in items["benchmark"].unique().sort().to_list():
-        if bench == BENCHMARK:
-            continue  # controlled construction: variants are part of the benchmark (direct)
         sub = items.filter(pl.col("benchmark") == bench)
+        if controlled(sub):
+            continue  # variants are part of the construction (direct)
         ids = sub["item_id"]
         ref = "plain" if (sub["variant"] == "plain").any() else "original"
         for cond, kind in (("C5", "polished"), ("C6", "length_padded")):

@@ -20,6 +20,10 @@ it. Registered with litellm as the custom provider ``smollm``:
                        the answer position is read (no text generated) and renormalised
                        over the permitted tokens ``A`` / ``B`` (/ ``tie``). Prompts longer
                        than the context keep their first 64 and last tokens.
+``smollm/chat``        free chat text at the request's temperature and seed (no grammar): the
+                       offline generator of ``testbed build --generator smollm/chat``. A model
+                       this small rarely plants a clean error; the testbed's checks and the
+                       subtlety gate reject what does not fit.
 
 Nothing here is imported at start-up: llama_cpp and the model load on the first call,
 once per process (guarded by a lock; llama.cpp contexts are not thread-safe).
@@ -36,7 +40,7 @@ from cap_core.errors import CAPInputError
 
 __all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "RATIONALE_TEMPLATE"]
 
-MODELS = ("smollm/generative", "smollm/likelihood", "smollm/choice")
+MODELS = ("smollm/generative", "smollm/likelihood", "smollm/choice", "smollm/chat")
 #: The built-in template asking for the likelihood judge's one-sentence rationale; its
 #: version is part of every ``smollm/`` cache key (:func:`cap_core.judging.request.cache_key`).
 RATIONALE_TEMPLATE = "smollm_rationale"
@@ -107,10 +111,11 @@ _VERDICT_SCHEMA = {"type": "object", "properties": {"winner": {"type": "string",
                    "required": ["winner", "rationale"]}
 
 
-def _chat(messages: list[dict], max_tokens: int, json_verdict: bool = False) -> str:
+def _chat(messages: list[dict], max_tokens: int, json_verdict: bool = False, temperature: float = 0.0,
+          seed: int = 0) -> str:
     fmt = {"type": "json_object", "schema": _VERDICT_SCHEMA} if json_verdict else None
-    out = _model().create_chat_completion(messages=messages, temperature=0.0, max_tokens=max_tokens, seed=0,
-                                          response_format=fmt)
+    out = _model().create_chat_completion(messages=messages, temperature=temperature, max_tokens=max_tokens,
+                                          seed=seed, response_format=fmt)
     return out["choices"][0]["message"]["content"] or ""
 
 
@@ -157,8 +162,9 @@ def _choice(messages: list[dict]) -> str:
     return json.dumps(from_logprobs(list(cands.values()), allow_tie))
 
 
-def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
-    """Completion text of ``smollm/<model>`` (``generative`` or ``likelihood``).
+def respond(model: str, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0, seed: int = 0) -> str:
+    """Completion text of ``smollm/<model>`` (``generative``, ``likelihood``, ``choice`` or ``chat``;
+    ``temperature`` and ``seed`` are used by ``chat`` only).
 
     Raises
     ------
@@ -172,7 +178,10 @@ def respond(model: str, messages: list[dict], max_tokens: int = 256) -> str:
             return _likelihood("\n".join(str(m.get("content", "")) for m in messages))
         if model == "choice":
             return _choice(messages)
-    raise CAPInputError(f"unknown smollm model {model!r}", argument="model", expected="generative, likelihood or choice",
+        if model == "chat":
+            return _chat(messages, min(max_tokens, 512), temperature=temperature, seed=seed)
+    raise CAPInputError(f"unknown smollm model {model!r}", argument="model",
+                        expected="generative, likelihood, choice or chat",
                         got=f"smollm/{model}", fix="e.g. --model smollm/likelihood")
 
 
@@ -189,12 +198,13 @@ def register() -> None:
             name = model.split("/", 1)[1] if model.startswith("smollm/") else model
             opts = kwargs.get("optional_params") or {}
             try:  # an unknown or missing model is a 404: not retried (see cap_core.judging.client)
-                if name not in ("generative", "likelihood", "choice"):
+                if name not in ("generative", "likelihood", "choice", "chat"):
                     respond(name, messages)
                 _model()
             except CAPInputError as exc:
                 raise litellm.NotFoundError(message=str(exc), model=f"smollm/{name}", llm_provider="smollm") from None
-            text = respond(name, messages, int(opts.get("max_tokens") or 256))
+            text = respond(name, messages, int(opts.get("max_tokens") or 256),
+                           float(opts.get("temperature") or 0.0), int(opts.get("seed") or 0))
             llm = _model()
             n_in = sum(len(llm.tokenize(str(m.get("content", "")).encode("utf-8"))) for m in messages)
             # the choice judge generates nothing: one answer position is read

@@ -25,10 +25,13 @@ __all__ = ["PromptTemplate", "load_template", "PROMPTS_DIR", "BUILTIN"]
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 #: Every prompt the project sends: judging (generated verdicts; one answer token for the
 #: choice-probability judges of :mod:`cap_core.judging.choice`), rationale evaluation (C8), augmentation, the
-#: validity probes' grading and generation (:mod:`cap_core.validity.probes`) and SmolLM2's
-#: rationale request (:mod:`cap_core.judging.smollm`).
+#: validity probes' grading and generation (:mod:`cap_core.validity.probes`), SmolLM2's
+#: rationale request (:mod:`cap_core.judging.smollm`) and the testbed builder's expansion, one
+#: flawing prompt per planted error type, subtlety rating and hardening (:mod:`cap_core.testbed.prompts`).
 BUILTIN = ("pairwise", "choice", "evaluator_form_a", "evaluator_form_b", "polish", "pad", "claim_grade", "probe_edit",
-           "probe_feedback", "smollm_rationale")
+           "probe_feedback", "smollm_rationale", "testbed_expand", "testbed_flaw_factual_fabrication",
+           "testbed_flaw_logical_reversal", "testbed_flaw_overclaim", "testbed_flaw_omission", "testbed_subtlety",
+           "testbed_harden")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def test_provider_lookups():
                                             r"longer, first, keyword-overlap, rationale-check, rewriter"):
         local_providers.respond("nosuch", "a prompt")
     with pytest.raises(CAPInputError, match=r"unknown smollm model 'nosuch' \[argument `model`\]: "
-                                            r"expected generative, likelihood or choice"):
+                                            r"expected generative, likelihood, choice or chat"):
         smollm.respond("nosuch", [{"role": "user", "content": "x"}])
 
 

@@ -67,3 +67,25 @@ def test_generative_judge_answers_through_litellm(tmp_path):
     again = run_judging(items, RunSpec(judges=["smollm/generative"], concurrency=1, max_tokens=64),
                         cache_dir=tmp_path / "c", out_dir=tmp_path / "o2")
     assert again.stats["requests"] == 0 and again.calls["completion"].to_list() == res.calls["completion"].to_list()
+
+
+def test_chat_writes_free_text_at_the_requests_temperature_and_seed(tmp_path):
+    from cap_core.judging.cache import JudgeCache
+    from cap_core.judging.client import JudgeClient
+    from cap_core.judging.request import JudgeRequest
+
+    cache = JudgeCache(tmp_path / "c")
+    try:
+        client = JudgeClient(cache)
+        reqs = [JudgeRequest("smollm/chat", (("user", "Name one colour."),), 1.0, None, 12, seed)
+                for seed in (1, 1, 2)]
+        first, again, other = (client.call(r) for r in reqs)
+        assert first.status == "ok" and first.completion.strip() and first.cost_usd == 0.0
+        # the same temperature and seed is the same request: served from the cache
+        assert again.cache_hit and again.completion == first.completion
+        assert other.status == "ok" and not other.cache_hit
+        # sampling follows the seed: the same seed twice, without the cache, gives the same text
+        assert smollm.respond("chat", [{"role": "user", "content": "Name one colour."}], 12, 1.0, 1) == \
+            first.completion
+    finally:
+        cache.close()

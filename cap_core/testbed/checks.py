@@ -1,0 +1,82 @@
+"""The checks every generated answer passes before it enters a testbed (CAP App. A.6).
+
+A flawed answer is rejected (and regenerated, when the generator can) when it
+
+1. is empty, or equals the correct answer (case and spacing ignored): nothing was planted;
+2. contains the correct answer verbatim: the error was appended, not planted;
+3. leaves the question's subject: it names none of the question's content words that the
+   correct answer names, or keeps fewer than :data:`MIN_KEPT` of the correct answer's
+   content words, or its length is outside :data:`LENGTH_RATIO` times the correct answer's
+   (a planted error changes a detail, not the topic or the size).
+
+An expansion of a short reference answer (CAP App. A.1/A.3) is rejected when it is shorter
+than :data:`MIN_EXPANSION_CHARS` characters or does not state the reference answer (its text,
+or for a longer reference most of its content words). The gold is never generated: it is
+the correct answer by construction.
+
+Content words are those of :func:`cap_core.judging.local_providers.content_words`
+(lower-cased words of three or more letters that are not stop words).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cap_core.judging.local_providers import content_words
+
+__all__ = ["MIN_KEPT", "LENGTH_RATIO", "MIN_EXPANSION_CHARS", "normalise", "flaw_problem", "expansion_problem"]
+
+#: Share of the correct answer's content words a flawed answer must keep.
+MIN_KEPT = 1 / 3
+#: Lengths (characters) a flawed answer may have, as a multiple of the correct answer's.
+LENGTH_RATIO = (0.2, 2.0)
+#: CAP App. A.1: an expansion under 50 characters is dropped.
+MIN_EXPANSION_CHARS = 50
+
+
+def normalise(text: str) -> str:
+    """Lower case, single spaces, no surrounding spaces or final punctuation."""
+    return re.sub(r"\s+", " ", str(text)).strip().strip(".!?;: ").lower()
+
+
+def flaw_problem(question: str, correct: str, flawed: str | None) -> str | None:
+    """Why ``flawed`` cannot stand as the flawed answer of this pair, or None when it can.
+
+    Returns
+    -------
+    str or None
+        One of ``"empty flawed answer"``, ``"unchanged: the flawed answer is the correct
+        answer"``, ``"contains the correct answer verbatim"``, ``"off the question: ..."``,
+        ``"drifts off the answer: ..."`` (content words or length; module rules), else None.
+    """
+    if flawed is None or not str(flawed).strip():
+        return "empty flawed answer"
+    f, c = normalise(flawed), normalise(correct)
+    if f == c:
+        return "unchanged: the flawed answer is the correct answer"
+    if c and c in f:
+        return "contains the correct answer verbatim"
+    fw, cw = content_words(flawed), content_words(correct)
+    subject = content_words(question) & cw
+    if subject and not fw & subject:
+        return "off the question: it names none of the question's words the correct answer uses (" + \
+            ", ".join(sorted(subject)[:4]) + ")"
+    if cw and len(fw & cw) < MIN_KEPT * len(cw):
+        return f"drifts off the answer: it keeps {len(fw & cw)} of the correct answer's {len(cw)} content words"
+    ratio = len(str(flawed).strip()) / max(1, len(str(correct).strip()))
+    if not LENGTH_RATIO[0] <= ratio <= LENGTH_RATIO[1]:
+        return (f"drifts off the answer: {ratio:.2f} times the correct answer's length (expected "
+                f"{LENGTH_RATIO[0]:g}-{LENGTH_RATIO[1]:g})")
+    return None
+
+
+def expansion_problem(answer: str, expansion: str | None) -> str | None:
+    """Why ``expansion`` cannot replace the short reference ``answer``, or None when it can."""
+    if expansion is None or len(expansion.strip()) < MIN_EXPANSION_CHARS:
+        return f"expansion shorter than {MIN_EXPANSION_CHARS} characters"
+    if normalise(answer) in normalise(expansion):
+        return None
+    need = content_words(answer)
+    if need and len(need & content_words(expansion)) >= 0.6 * len(need):
+        return None
+    return "the expansion does not state the reference answer"

@@ -1,0 +1,145 @@
+"""The files of a testbed folder, how they are read, and how its judge-ready items are made.
+
+A testbed folder (written by :func:`cap_core.testbed.build.build_testbed`):
+
+=========================  ==================================================================
+``testbed.json``           the manifest (:data:`FORMAT`): benchmarks, input file and its SHA-256,
+                           settings, counts, call totals and the estimate; never a key or URL
+``pairs.parquet``          one row per generated pair (:data:`PAIRS_SCHEMA`) with provenance
+``variants.parquet``       the polished and length-padded items as built (run-item columns)
+``attempts.parquet/.csv``  every generation attempt (:data:`cap_core.testbed.generate.ATTEMPTS_SCHEMA`)
+``variants.csv``           label preservation per item and variant (kept, reason)
+``dropped.csv``            questions that did not become a pair, with the stage and reason
+``unplantable.csv``        (rules) the error types each question could not carry, and why
+``hard_constructed.csv``   the Hard-Constructed items (``item_id``): ``hard --construction``
+``review.jsonl``           the review log (:mod:`cap_core.testbed.review`), kept across rebuilds
+``run_items.parquet``      the judge-ready items after review: what ``judge --items DIR``, the
+                           Live run page and ``evaluate --benchmark testbed`` read
+=========================  ==================================================================
+
+Benchmarks: the main slice ``<name>`` (plain, polished and length-padded variants of every
+pair: all eight conditions measurable with both orders and a rationale evaluator),
+``<name>-hard`` (the hardened pairs, plain only, flagged ``hard_constructed``) and, with a
+second generator, ``<name>-replication`` (its plain pairs on the same questions, App. I).
+
+Items: ``item_id`` is the question id (``<id>::polished`` / ``<id>::length_padded`` for the
+variants), ``base_item_id`` the question id, ``subset`` the domain, ``failure_type`` the
+planted type, ``gold`` the position of the correct answer (balanced per type and
+benchmark), ``flags`` ``low_quality`` / ``hard_constructed`` / ``edited``, and
+``error_note`` the planted-error note the Form A evaluator reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from cap_core.errors import CAPInputError
+from cap_core.schema import ITEMS_SCHEMA
+
+__all__ = ["FORMAT", "MANIFEST", "PAIRS", "VARIANTS", "ATTEMPTS", "REVIEW", "RUN_ITEMS", "HARD_LIST", "PAIRS_SCHEMA",
+           "RUN_ITEMS_SCHEMA", "Testbed", "is_testbed", "load_testbed_dir", "pair_sha", "pair_items",
+           "write_parquet_atomic", "HARD_SUFFIX", "REPLICATION_SUFFIX"]
+
+FORMAT = "cap-testbed/1"
+MANIFEST, PAIRS, VARIANTS, ATTEMPTS = "testbed.json", "pairs.parquet", "variants.parquet", "attempts.parquet"
+REVIEW, RUN_ITEMS, HARD_LIST = "review.jsonl", "run_items.parquet", "hard_constructed.csv"
+HARD_SUFFIX, REPLICATION_SUFFIX = "-hard", "-replication"
+
+#: One row per generated pair (every benchmark of the folder).
+PAIRS_SCHEMA: dict[str, pl.DataType] = {
+    "benchmark": pl.String, "base_item_id": pl.String, "kind": pl.String, "source_row": pl.Int64,
+    "domain": pl.String, "failure_type": pl.String, "question": pl.String, "context": pl.String,
+    "answer_given": pl.String, "expanded": pl.Boolean, "correct": pl.String, "flawed": pl.String,
+    "error_note": pl.String, "gold": pl.String, "flags": pl.String, "subtlety": pl.Int64, "attempts": pl.Int64,
+    "kept_attempt": pl.Int64, "generator": pl.String, "template_version": pl.String, "temperature": pl.Float64,
+    "seed": pl.Int64, "cost_usd": pl.Float64, "a_flaw": pl.String, "b_added": pl.String, "pair_sha": pl.String,
+}
+#: What a judging run reads: the items columns plus the texts (and the Form A note).
+RUN_ITEMS_SCHEMA: dict[str, pl.DataType] = dict(ITEMS_SCHEMA, question=pl.String, response_a=pl.String,
+                                                response_b=pl.String, error_note=pl.String)
+
+
+def pair_sha(benchmark: str, base: str, question: str, correct: str, flawed: str) -> str:
+    """First 16 hex of the SHA-256 of a pair's texts: names the pair a review line was made on."""
+    text = "\x1f".join([benchmark, base, question, correct, flawed])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def pair_items(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Plain run items (:data:`RUN_ITEMS_SCHEMA`) of ``pairs`` (their ``correct``, ``flawed`` and ``gold``)."""
+    rows = []
+    for p in pairs.iter_rows(named=True):
+        a, b = (p["correct"], p["flawed"]) if p["gold"] == "A" else (p["flawed"], p["correct"])
+        rows.append({"benchmark": p["benchmark"], "item_id": p["base_item_id"], "base_item_id": p["base_item_id"],
+                     "subset": p["domain"], "failure_type": p["failure_type"], "variant": "plain", "gold": p["gold"],
+                     "flags": p["flags"], "len_a": len(a), "len_b": len(b), "question": p["question"],
+                     "response_a": a, "response_b": b, "error_note": p["error_note"]})
+    return pl.DataFrame(rows, schema=RUN_ITEMS_SCHEMA)
+
+
+@dataclass(frozen=True)
+class Testbed:
+    """A testbed folder read back: its ``manifest`` (dict), ``pairs``, ``variants``, ``attempts``."""
+
+    path: Path
+    manifest: dict
+    pairs: pl.DataFrame
+    variants: pl.DataFrame
+    attempts: pl.DataFrame
+
+
+def is_testbed(path: str | Path) -> bool:
+    """True when ``path`` is a folder holding a testbed manifest."""
+    return (Path(path) / MANIFEST).is_file()
+
+
+def load_testbed_dir(path: str | Path) -> Testbed:
+    """Read a testbed folder.
+
+    Raises
+    ------
+    CAPInputError
+        Not a folder, no ``testbed.json`` (argument ``testbed``), a manifest of another
+        format, or a missing or unreadable table (file named).
+    """
+    p = Path(path).expanduser()
+    if not p.is_dir() or not is_testbed(p):
+        raise CAPInputError("not a testbed folder", file=str(p), argument="testbed",
+                            expected=f"a folder holding {MANIFEST} (written by `testbed build`)",
+                            fix="point at the --out folder of a testbed build")
+    try:
+        manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CAPInputError("unreadable testbed manifest", file=str(p / MANIFEST), got=type(exc).__name__,
+                            fix="rebuild the testbed") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise CAPInputError("a testbed manifest of another format", file=str(p / MANIFEST), column="format",
+                            expected=FORMAT, got=manifest.get("format") if isinstance(manifest, dict) else None,
+                            fix="rebuild the testbed with this version")
+    tables = {}
+    for name, schema in ((PAIRS, PAIRS_SCHEMA), (VARIANTS, RUN_ITEMS_SCHEMA), (ATTEMPTS, None)):
+        f = p / name
+        try:
+            tables[name] = pl.read_parquet(f)
+        except Exception:  # noqa: BLE001 - a missing or damaged file, whatever polars raises
+            raise CAPInputError("a testbed table is missing or unreadable", file=str(f),
+                                fix="rebuild the testbed (testbed build ... --out this folder)") from None
+        if schema is not None:
+            missing = [c for c in schema if c not in tables[name].columns]
+            if missing:
+                raise CAPInputError("a testbed table lacks a column", file=str(f), column=missing[0],
+                                    expected=", ".join(schema), fix="rebuild the testbed")
+    return Testbed(p, manifest, tables[PAIRS], tables[VARIANTS], tables[ATTEMPTS])
+
+
+def write_parquet_atomic(frame: pl.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` through a temporary file and a rename (a reader never sees half a file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.write_parquet(tmp)
+    os.replace(tmp, path)

@@ -1,0 +1,110 @@
+"""Bad questions files and bad output paths: one line on stderr, exit 2, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cap_core.cli.main import main
+
+GOOD = ("id,domain,question,answer\n"
+        "q1,health,How much fluid do adults need?,\"Most adults need about 2 litres a day, unless a doctor advises "
+        "otherwise.\"\n")
+
+
+def _run(capsys, args: list[str]) -> tuple[int, str, str]:
+    rc = main(["testbed", "build", *args])
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def _refused(capsys, tmp_path: Path, name: str, content: bytes | str, *words: str) -> str:
+    src = tmp_path / name
+    src.write_bytes(content if isinstance(content, bytes) else content.encode())
+    out = tmp_path / "tb"
+    rc, stdout, err = _run(capsys, [str(src), "--out", str(out)])
+    assert rc == 2 and stdout == ""
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    for w in words:
+        assert w in err, err
+    assert not out.exists()  # nothing written
+    return err
+
+
+@pytest.mark.parametrize("name,content,words", [
+    ("empty.csv", b"", ("empty",)),
+    ("header.csv", "id,question,answer\n", ("no questions in the file", "row 1")),
+    ("noanswer.csv", "id,question,reply\nq1,Why?,Because.\n",
+     ("no answer column", "column 'answer'", "got ['id', 'question', 'reply']")),
+    ("noquestion.jsonl", '{"prompt": "Why?", "answer": "Because."}\n', ("no question column", "column 'question'")),
+    ("dup.csv", GOOD + GOOD.splitlines()[1] + "\n", ("repeated id", "row 2", "column 'id'", "row 1 has the same one")),
+    ("blank.tsv", "question\tanswer\nWhy?\t \n", ("empty answer", "row 1", "column 'answer'")),
+    ("colons.csv", "id,question,answer\na::b,Why?,Because it is 2.\n", ("cannot name an item", "column 'id'")),
+    ("mcq.csv", "question,options,correct\nCapital of France?,A) Paris | B) Lyon,C\n",
+     ("correct option is not among the options", "row 1", "column 'correct'", "A-B")),
+])
+def test_bad_questions_are_one_line_exit_2_nothing_written(capsys, tmp_path, name, content, words):
+    _refused(capsys, tmp_path, name, content, *words)
+
+
+def test_a_question_no_type_can_be_planted_in_names_its_row(capsys, tmp_path):
+    text = GOOD + "q2,geography,What is the capital of France?,Paris is the capital of France.\n"
+    err = _refused(capsys, tmp_path, "q.csv", text, "no planted error type fits this answer", "row 2",
+                   "column 'answer'", "factual_fabrication: no number, number word or unit to change",
+                   "use a model generator")
+    assert "q.csv" in err
+
+
+def test_output_paths_that_are_inputs_or_other_data_are_refused(capsys, tmp_path):
+    src = tmp_path / "q.csv"
+    src.write_text(GOOD)
+    before = src.read_bytes()
+    for out, words in ((src, "is, or holds, the input file"), (tmp_path, "is, or holds, the input file")):
+        rc, _, err = _run(capsys, [str(src), "--out", str(out)])
+        assert rc == 2 and "argument `--out`" in err and words in err
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    rc, _, err = _run(capsys, [str(src), "--out", str(other)])
+    assert rc == 2 and "holds other files" in err and sorted(p.name for p in other.iterdir()) == ["notes.txt"]
+    afile = tmp_path / "file.txt"
+    afile.write_text("x")
+    rc, _, err = _run(capsys, [str(src), "--out", str(afile)])
+    assert rc == 2 and "is a file" in err and afile.read_text() == "x"
+    assert src.read_bytes() == before
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--regenerations", "-1"], ("regenerations out of range", "argument `--regenerations`")),
+    (["--pad-factor", "9"], ("pad_factor out of range", "argument `--pad-factor`")),
+    (["--hard", "-2"], ("hard must be a number of pairs", "argument `--hard`")),
+    (["--generator", "rules", "--generator", "rules"], ("second, different generator", "argument `--generator`")),
+    (["--benchmark", "bad name!"], ("bad benchmark name", "argument `--benchmark`")),
+    (["--budget-usd", "-1"], ("dollar budget must be a non-negative number", "argument `--budget-usd`")),
+])
+def test_bad_options_name_the_option(capsys, tmp_path, extra, words):
+    src = tmp_path / "q.csv"
+    src.write_text(GOOD)
+    out = tmp_path / "tb"
+    rc, _, err = _run(capsys, [str(src), "--out", str(out), *extra])
+    assert rc == 2 and err.count("\n") == 1
+    for w in words:
+        assert w in err, err
+    assert not out.exists()
+
+
+def test_multiple_choice_rows_state_the_right_option(tmp_path):
+    from cap_core.testbed.questions import parse_options, read_questions
+
+    src = tmp_path / "mcq.jsonl"
+    src.write_text('{"question": "How many chambers has the human heart?", "options": ["3", "4", "5"], '
+                   '"correct": "B", "domain": "health"}\n'
+                   '{"question": "How many legs has a spider?", "options": ["6", "8"], "correct": "2"}\n')
+    q = read_questions(src)
+    assert q.frame["answer"].to_list() == ["4", "8"] and q.frame["mcq"].all()
+    assert q.frame["id"].to_list() == ["q01", "q02"] and q.frame["domain"].to_list() == ["health", "general"]
+    csv = tmp_path / "mcq.csv"
+    csv.write_text("question,options,correct\nHow many legs has a spider?,A) 6 | B) 8,b\n")
+    assert read_questions(csv).frame["answer"].to_list() == ["8"]
+    assert parse_options('["(A) one", "B. two"]') == ["one", "two"]

@@ -1,0 +1,193 @@
+"""Streamlit glue of the *Build a testbed* page and of the testbed review on the Labelling page.
+
+Every rule lives in :mod:`cap_core.testbed` (no streamlit there); this module caches, keeps
+session keys and hands the pages what they draw.
+
+Session keys:
+
+``tb_last``          str path of the testbed folder this session built last.
+``tb_review_error``  the message of an edit the review refused (shown once).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import polars as pl
+import streamlit as st
+
+from cap_core import config
+from cap_core.errors import CAPInputError
+from ui.cache.keys import path_stamp
+
+LAST_KEY = "tb_last"
+ERROR_KEY = "tb_review_error"
+ITEM_SOURCES = ("table path", "upload")
+
+
+def default_out(name: str) -> str:
+    """``<runs dir>/testbeds/<file stem>``: where a testbed goes unless the user names a folder."""
+    return str(config.runs_dir() / "testbeds" / (Path(name).stem or "testbed"))
+
+
+def read_path(path: str) -> tuple[str, bytes]:
+    """``(path, bytes)`` of a questions file on disk. Raises CAPInputError when it is not a file."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise CAPInputError("questions file not found", file=str(p), expected="a CSV, TSV, JSONL, JSON or Parquet "
+                            "file", fix="type the path of the table with question and answer columns")
+    return str(p), p.read_bytes()
+
+
+def spec(generator: str, generator2: str, judge: str, api_base: str, hard: int, regenerations: int,
+         pad_factor: float, budget_usd: float):
+    """The :class:`cap_core.testbed.build.BuildSpec` of the widgets, validated (CAPInputError)."""
+    from cap_core.testbed.build import BuildSpec
+
+    gens = tuple(g.strip() for g in (generator, generator2) if g and g.strip()) or ("rules",)
+    s = BuildSpec(generators=gens, subtlety_judge=judge.strip() or None, api_base=api_base.strip() or None,
+                  hard=int(hard), regenerations=int(regenerations), pad_factor=float(pad_factor),
+                  budget_usd=float(budget_usd) if budget_usd else None)
+    s.validate()
+    return s
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the page shows before building: the questions, their types by domain, the estimate line."""
+
+    n: int
+    benchmark: str
+    counts: pl.DataFrame
+    unplantable: pl.DataFrame
+    estimate: str
+
+
+@st.cache_data(max_entries=8, show_spinner="Planning the testbed…")
+def _plan(name: str, data: bytes, generators: tuple[str, ...], hard: int) -> tuple:
+    from cap_core.testbed.build import BuildSpec, plan_build
+    from cap_core.testbed.questions import read_questions
+
+    p = plan_build(read_questions(Path(name).name, data), BuildSpec(generators=generators, hard=hard))
+    counts = (pl.DataFrame({"domain": p.questions.frame["domain"], "failure_type": p.types})
+              .group_by("domain", "failure_type").len().rename({"len": "n"}))
+    return p.questions.frame.height, p.benchmark, counts, p.unplantable, p.jobs(), p.n_hard
+
+
+def plan(name: str, data: bytes, spec_) -> Plan:
+    """The plan of a build (:func:`cap_core.testbed.build.plan_build`, cached: streamlit hashes the bytes) and
+    its estimate line, read against the judging cache on every call (it changes as builds finish). Raises
+    CAPInputError (bad questions, a question no type fits)."""
+    from cap_core.testbed.cost import estimate_build, estimate_line
+
+    n, bench, counts, unplantable, jobs, n_hard = _plan(name, data, spec_.generators, spec_.hard)
+    est = estimate_build(jobs, spec_, n_hard, config.cache_dir())
+    return Plan(n, bench, counts, unplantable, estimate_line(est))
+
+
+def build(name: str, data: bytes, from_disk: bool, spec_, out_dir: str, on_progress: Callable[[dict], None]):
+    """Build the testbed into ``out_dir`` (a path on disk is checked against the output), remember the folder
+    in the session (:data:`LAST_KEY`) and return the :class:`cap_core.testbed.build.BuildResult`."""
+    from cap_core.testbed.build import build_testbed
+
+    cancel = threading.Event()
+    try:
+        res = build_testbed(name, spec_, out_dir=out_dir, cache_dir=config.cache_dir(),
+                            data=None if from_disk else data, on_progress=on_progress, cancel=cancel)
+    finally:
+        cancel.set()
+    st.session_state[LAST_KEY] = str(res.out_dir)
+    return res
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _counts(path: str, stamp: tuple) -> tuple[pl.DataFrame, dict, list[str]]:
+    from cap_core.testbed.layout import load_testbed_dir
+    from cap_core.testbed.review import pair_counts, read_review
+
+    tb = load_testbed_dir(path)
+    return pair_counts(tb), tb.manifest, read_review(tb)[1]
+
+
+def counts(path: str) -> tuple[pl.DataFrame, dict, list[str]]:
+    """``(counts, manifest, review notices)`` of a testbed folder, read again when its files change."""
+    return _counts(path, path_stamp(path))
+
+
+def open_in_live_run(path: str) -> None:
+    """Button callback: the Live run page reads this folder (its source and path set), then the page switches."""
+    from ui.cache.live_run import ITEM_SOURCES as LR_SOURCES
+    from ui.state import STORE
+
+    store = st.session_state.setdefault(STORE, {})
+    store.update(lr_src=LR_SOURCES[1], lr_path=path)
+    for key in ("lr_src", "lr_path"):
+        st.session_state.pop(key, None)
+
+
+def open_in_review(path: str) -> None:
+    """Button callback: the Labelling page reviews this folder."""
+    from ui.state import STORE
+
+    store = st.session_state.setdefault(STORE, {})
+    store.update(lab_mode=MODES[1], lab_tb_path=path)
+    for key in ("lab_mode", "lab_tb_path"):
+        st.session_state.pop(key, None)
+
+
+# -- review (Labelling page) -----------------------------------------------------------------------
+
+#: What the Labelling page labels.
+MODES = ("your pairs (A, B or tie)", "a built testbed (accept, reject or edit)")
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    """A testbed as the review draws it: ``pairs`` with ``state``, ``attempts``, ``notes``."""
+
+    pairs: pl.DataFrame
+    attempts: pl.DataFrame
+    notes: list[str]
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _review(path: str, stamp: tuple) -> ReviewView:
+    from cap_core.testbed.layout import load_testbed_dir
+    from cap_core.testbed.review import read_review, review_state
+
+    tb = load_testbed_dir(path)
+    latest, notes = read_review(tb)
+    state = review_state(tb, latest)
+    rows = []
+    for p in tb.pairs.iter_rows(named=True):  # an edited pair is shown with its edited texts
+        rec = latest.get((p["benchmark"], p["base_item_id"]))
+        if rec is not None and rec["action"] == "edit":
+            p = dict(p, correct=rec["correct"], flawed=rec["flawed"], error_note=rec.get("error_note") or
+                     p["error_note"])
+        rows.append(p)
+    pairs = pl.DataFrame(rows, schema=tb.pairs.schema).with_columns(state["state"])
+    return ReviewView(pairs, tb.attempts, notes)
+
+
+def review(path: str) -> ReviewView:
+    """The review view of a testbed folder (read again whenever a decision is saved). Raises CAPInputError."""
+    return _review(path, path_stamp(Path(path).expanduser()))
+
+
+def decide(path: str, benchmark: str, base: str, action: str) -> None:
+    """Button callback: save ``action`` for the pair (an edit takes the two text areas); a refused edit's
+    message is kept for the page (:data:`ERROR_KEY`)."""
+    from cap_core.testbed.review import record
+
+    ss = st.session_state
+    kw = {}
+    if action == "edit":
+        kw = {"correct": ss.get("lab_tb_correct"), "flawed": ss.get("lab_tb_flawed")}
+    try:
+        record(Path(path).expanduser(), benchmark=benchmark, base_item_id=base, action=action, **kw)
+        ss.pop(ERROR_KEY, None)
+    except CAPInputError as err:
+        ss[ERROR_KEY] = str(err)
