@@ -22,11 +22,13 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.cli.options import (
+    BOOTSTRAP,
+    LEVEL,
     SEED,
     add_failures,
     add_items,
     check_outputs,
-    int_between,
+    output_file,
 )
 from cap_core.errors import CAPInputError
 
@@ -50,10 +52,10 @@ def register(sub) -> None:
                        "differences from the leader (Holm-corrected) and write the scores CSV.",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(p, PRESETS)
-    p.add_argument("--out", type=Path, required=True, help="scores CSV to write")
-    p.add_argument("--profile-out", type=Path, help="also write the full profile CSV")
-    p.add_argument("--html", type=Path, help="also write a self-contained HTML report (one benchmark)")
-    p.add_argument("--lock", type=Path, help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
+    p.add_argument("--out", type=output_file, required=True, help="scores CSV to write")
+    p.add_argument("--profile-out", type=output_file, help="also write the full profile CSV")
+    p.add_argument("--html", type=output_file, help="also write a self-contained HTML report (one benchmark)")
+    p.add_argument("--lock", type=output_file, help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
     p.add_argument("--fail-below", action="append", default=[], metavar="JUDGE=N",
                    help="gate: exit 1 when JUDGE's weighted score (JUDGE=N) or condition (JUDGE:C7=N) is below N")
     p.add_argument("--baseline", type=Path, help="gate: exit 1 when a judge is significantly below this locked baseline")
@@ -65,7 +67,7 @@ def register(sub) -> None:
                        epilog="exit codes:\n  0  the report was written\n  2  bad input (one line on stderr)",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(r, PRESETS)
-    r.add_argument("--out", type=Path, required=True, help="HTML file to write")
+    r.add_argument("--out", type=output_file, required=True, help="HTML file to write")
     r.set_defaults(handler=_report)
 
 
@@ -79,9 +81,9 @@ def _inputs(p: argparse.ArgumentParser, presets) -> None:
                    help="minimum per condition: C7=60 on the value, C7.low=60 on the interval's lower bound "
                    "(repeatable or comma-separated); judges below are filtered out and listed")
     p.add_argument("--published", action="store_true", help="include the published CAP judges of the benchmark")
-    p.add_argument("--bootstrap", type=int_between(100, 100_000), default=1000, help="resamples (default 1000)")
+    p.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="resamples (default 1000)")
     p.add_argument("--seed", type=SEED, default=0)
-    p.add_argument("--level", type=float, default=0.95, help="interval level and 1 - alpha of the Holm correction")
+    p.add_argument("--level", type=LEVEL, default=0.95, help="interval level and 1 - alpha of the Holm correction")
     add_failures(p)
     add_items(p)
 
@@ -130,6 +132,7 @@ def _choose(args: argparse.Namespace) -> str:
     from cap_core.choice.pipeline import run_choice
     from cap_core.dataset import load_dataset
     from cap_core.export import write_csv
+    from cap_core.outputs import write_file
     from cap_core.profile.weights import PRESETS
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)
@@ -189,15 +192,12 @@ def _choose(args: argparse.Namespace) -> str:
         if args.html:
             from cap_core.choice.report import html_report
 
-            args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(html_report(ch, rows, benchmark=bench, filters=filters, fingerprint=fp,
-                                             level=args.level, resamples=args.bootstrap, seed=args.seed),
-                                 encoding="utf-8")
+            write_file(args.html, html_report(ch, rows, benchmark=bench, filters=filters, fingerprint=fp,
+                                              level=args.level, resamples=args.bootstrap, seed=args.seed))
         if args.lock:
             doc = lock_baseline(ds, bench, ch.leaderboard, ch.weights, filters=format_filters(filters),
                                 level=args.level, resamples=args.bootstrap, seed=args.seed, fingerprint=fp)
-            args.lock.parent.mkdir(parents=True, exist_ok=True)
-            args.lock.write_text(json.dumps(doc), encoding="utf-8")
+            write_file(args.lock, json.dumps(doc))
     failures = _check_gates(gates, board, choices)
     if baseline is not None:
         bench = baseline["benchmark"]

@@ -41,7 +41,7 @@ import os
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import SEED, add_failures
+from cap_core.cli.options import BOOTSTRAP, LEVEL, MIN_CLI_RESAMPLES, SEED, add_failures, int_between, output_file, output_folder
 from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
@@ -49,9 +49,6 @@ __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
 #: Function arguments whose command-line option has another name.
 _OPTION_OF = {"n_resamples": "bootstrap"}
 
-#: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
-#: one or two replicates and the interval means little.
-MIN_CLI_RESAMPLES = 100
 
 #: ``import --format`` names of other tools' judge files -> their importer (module.function).
 TOOL_FORMATS: dict[str, str] = {
@@ -106,21 +103,21 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                      "in its outputs/ folder; rubric files (judge_name=rubric, score_A/score_B per judgment, -1 = "
                      "parse failure) and arena_hard-style files (a decision per judgment) are read, for pairs of "
                      "PATH's data/ folder")
-    imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
+    imp.add_argument("--out", type=output_folder, required=True, help="dataset directory to write")
 
     bd = sub.add_parser("build-default", help="rebuild the embedded default data")
     bd.add_argument("--shared", type=Path, help="public data folder holding data/ and published/ "
                     "(default: the one beside the repository)")
-    bd.add_argument("--out", type=Path, help="data folder to write (default: the repository's data/)")
+    bd.add_argument("--out", type=output_folder, help="data folder to write (default: the repository's data/)")
     bd.add_argument("--no-audit", action="store_true", help="skip the label-set audits (data/audit left as it is)")
 
     pr = sub.add_parser("profile", help="compute CAP profiles with bootstrap CIs")
     pr.add_argument("--data", type=Path, required=True)
     pr.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable)")
     pr.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
-    pr.add_argument("--bootstrap", type=int, default=1000, help="number of resamples (default 1000)")
+    pr.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="number of resamples (default 1000)")
     pr.add_argument("--seed", type=SEED, default=0)
-    pr.add_argument("--level", type=float, default=0.95)
+    pr.add_argument("--level", type=LEVEL, default=0.95)
     pr.add_argument("--by-subset", action="store_true", help="also profile each native subset "
                     "(items without one form '(missing)'; 'all' is the micro value, macro_pa the subsets' mean)")
     pr.add_argument("--verdicts", choices=["derived", "recorded"], default="derived",
@@ -132,12 +129,12 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                     help="where the per-base-item statistics are computed: in memory (default), streamed from "
                          "Parquet (larger than memory) or on a Dask cluster; the bootstrap always runs here")
     pr.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a local cluster")
-    pr.add_argument("--workers", type=int, default=2, help="workers of the local Dask cluster (default 2)")
-    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--workers", type=int_between(1, 256), default=2, help="workers of the local Dask cluster (default 2)")
+    pr.add_argument("--out", type=output_file, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
     cv.add_argument("--data", type=Path, required=True)
-    cv.add_argument("--out", type=Path, required=True)
+    cv.add_argument("--out", type=output_file, required=True)
 
     for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv)):
         parser.set_defaults(handler=_VERBS[name])
@@ -315,11 +312,14 @@ def main(argv: list[str] | None = None) -> int:
     verb = words[0] if words and not words[0].startswith("-") else None
     args = build_parser(verb).parse_args(argv)
     try:
-        from cap_core.cli.options import check_outputs
+        from cap_core.cli.options import check_paths, paths_of
+        from cap_core.outputs import all_or_nothing
 
-        # every --*-out is a file: refuse a folder before the verb writes its first output
-        check_outputs(**{k: v for k, v in vars(args).items() if k.endswith("_out") and isinstance(v, Path)})
-        print(args.handler(args))
+        # every output against every input, before the verb reads or writes anything; then
+        # the verb's files appear together or, if it is refused half-way, not at all
+        check_paths(*paths_of(args))
+        with all_or_nothing():
+            print(args.handler(args))
     except CAPInputError as err:
         print(f"error: {_one_line(_as_option(err, args))}", file=sys.stderr)
         return 2

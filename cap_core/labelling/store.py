@@ -291,8 +291,7 @@ def export_benchmark(items: pl.DataFrame, out_dir: Path | str) -> Path:
 
     Returns the file's path. Raises OSError when the folder cannot be written.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "items.parquet"
-    items.select("benchmark", "item_id", "subset", "gold", *TEXT_COLUMNS).write_parquet(path)
-    return path
+    from cap_core.outputs import write_file
+
+    return write_file(Path(out_dir) / "items.parquet",
+                      items.select("benchmark", "item_id", "subset", "gold", *TEXT_COLUMNS).write_parquet)
