@@ -72,7 +72,7 @@ def test_pandalm_current_point_is_the_curve_row_at_the_same_tau(tmp_path, shared
     out = tmp_path / "curve.csv"
     assert main(["cascade", "--data", str(REPO / "data" / "pandalm"), "--benchmark", "pandalm", "--cheap", "PandaLM-7B",
                  "--fallback", "gpt-3.5-turbo (PandaLM)", "--method", "decisive", "--splits", "2",
-                 "--bootstrap", "20", "--out", str(out)]) == 0
+                 "--bootstrap", "100", "--out", str(out)]) == 0
     row = pl.read_csv(out).filter(pl.col("tau") == 1.0).row(0, named=True)
     at = _open()
     at.radio(key="cas_src").set_value("PandaLM test set (data/pandalm)").run()
