@@ -117,7 +117,9 @@ def read_shipped_audit(folder: Path | str | None = None) -> tuple[AuditResult, d
         if missing:
             raise CAPInputError("shipped audit figures lack a column", file=str(f), column=missing[0],
                                 expected=", ".join(schema), fix="rebuild data/ with `make data`")
-    manifest = json.loads(files[2].read_text(encoding="utf-8"))
+    from cap_core.io import parse_json
+
+    manifest = parse_json(files[2].read_bytes(), file=str(files[2]), what="the audit manifest")
     return AuditResult(table.select(list(AUDIT_SCHEMA)), preds.select(list(PRED_SCHEMA))), manifest
 
 

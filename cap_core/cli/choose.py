@@ -124,6 +124,7 @@ def _gates(specs: list[str]) -> list[tuple[str, str | None, float]]:
 def _choose(args: argparse.Namespace) -> str:
     from cap_core.bootstrap import check_bootstrap_args
     from cap_core.choice.baseline import (
+        check_baseline_items,
         compare_to_baseline,
         lock_baseline,
         read_baseline,
@@ -154,6 +155,8 @@ def _choose(args: argparse.Namespace) -> str:
     if unknown:
         raise CAPInputError("unknown benchmark", argument="--benchmark", got=unknown[0],
                             expected="one of " + ", ".join(ds.benchmarks), fix="name a benchmark of the dataset")
+    if baseline is not None:
+        check_baseline_items(baseline, ds, args.baseline)
     if (args.html or args.lock) and len(benches) != 1:
         raise CAPInputError("--html and --lock describe one benchmark", argument="--benchmark", got=benches,
                             expected="exactly one --benchmark", fix="add --benchmark NAME")

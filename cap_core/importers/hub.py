@@ -75,7 +75,7 @@ def _judgebench_layout(out: Path) -> list[str]:
         first = next((line for line in f.read_text(encoding="utf-8").splitlines() if line.strip()), "")
         try:
             model = json.loads(first).get("response_model")
-        except (json.JSONDecodeError, AttributeError):
+        except (json.JSONDecodeError, RecursionError, AttributeError):
             model = None
         if not model:
             raise CAPInputError("JudgeBench file from the Hub without response_model", file=str(f), row=1,

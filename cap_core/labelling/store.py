@@ -177,7 +177,7 @@ class LabelStore:
                 if (not isinstance(rec, dict) or rec.get("label") not in CHOICES
                         or rec.get("benchmark") is None or rec.get("item_id") is None):
                     raise ValueError("not a label line")
-            except (json.JSONDecodeError, ValueError):
+            except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
                 if i == len(lines):
                     notes.append(f"{self.path.name}: the last line was cut short (line {i}) and is ignored; "
                                  "label that item again.")
