@@ -29,9 +29,7 @@ from cap_core.cli.options import (
     add_call_options,
     cache_folder,
     check_call_options,
-    finite_between,
     input_or_name,
-    int_between,
     output_folder,
 )
 from cap_core.errors import CAPInputError
@@ -60,11 +58,11 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, type=output_folder, help="output dataset folder")
     p.add_argument("--only", action="append", help="benchmark id to keep (repeatable; e.g. judgebench)")
     p.add_argument("--subset", action="append", help="native subset to keep (repeatable; e.g. knowledge)")
-    p.add_argument("--limit", type=int_between(1, 10**9), help="judge only the first N base items of each benchmark")
+    p.add_argument("--limit", type=int, help="judge only the first N base items of each benchmark")
     p.add_argument("--orders", default="AB,BA", help="AB, BA or AB,BA (default: both)")
-    p.add_argument("--repeats", type=int_between(1, 50), default=1, help="judge every item K times (test-retest; needs "
+    p.add_argument("--repeats", type=int, default=1, help="judge every item K times (test-retest; needs "
                    "--temperature above 0, default then 0.7)")
-    p.add_argument("--temperature", type=finite_between(0, 2), default=None, help="default 0, or 0.7 with --repeats above 1")
+    p.add_argument("--temperature", type=float, default=None, help="default 0, or 0.7 with --repeats above 1")
     p.add_argument("--allow-tie", action="store_true", help="choice judges may answer tie")
     p.add_argument("--augment", action="store_true", help="also judge style and length variants of the items")
     p.add_argument("--generator", help="model that writes the variants (default: offline rules)")

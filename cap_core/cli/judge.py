@@ -22,9 +22,7 @@ from cap_core.cli.options import (
     add_call_options,
     cache_folder,
     check_call_options,
-    finite_between,
     input_or_name,
-    int_between,
     output_folder,
 )
 from cap_core.errors import CAPInputError
@@ -39,15 +37,15 @@ def register(subparsers) -> None:
     p.add_argument("--model", action="append", required=True, help="litellm model string (repeatable)")
     p.add_argument("--orders", default="AB,BA", help="AB, BA or AB,BA (default)")
     p.add_argument("--variants", help="comma-separated variants to judge (default all)")
-    p.add_argument("--limit", type=int_between(1, 10**9), help="judge only the first N base items")
+    p.add_argument("--limit", type=int, help="judge only the first N base items")
     p.add_argument("--evaluator", help="rationale evaluator model for C8 (not one of the judges)")
     p.add_argument("--cache", type=cache_folder, default=None,
                    help="judging cache directory (created; default: the project cache, $CAP_CACHE_DIR)")
     p.add_argument("--out", type=output_folder, required=True, help="run/dataset directory to write")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
     p.add_argument("--template", default="pairwise", type=input_or_name, help="built-in template name or a template file")
-    p.add_argument("--temperature", type=finite_between(0, 2), default=None, help="default 0, or 0.7 with --repeats above 1")
-    p.add_argument("--repeats", type=int_between(1, 50), default=1, help="judge every item K times (test-retest: writes "
+    p.add_argument("--temperature", type=float, default=None, help="default 0, or 0.7 with --repeats above 1")
+    p.add_argument("--repeats", type=int, default=1, help="judge every item K times (test-retest: writes "
                    "repeats.parquet and reliability.csv)")
     p.add_argument("--allow-tie", action="store_true", help="choice judges (choice:<model>) may answer tie")
     add_call_options(p)

@@ -255,13 +255,13 @@ def add_items(p: argparse.ArgumentParser) -> None:
 def add_call_options(p: argparse.ArgumentParser) -> None:
     """The request options every judging verb takes (``judge``, ``evaluate``): tokens, budgets,
     concurrency, retries and timeout, with one set of defaults."""
-    p.add_argument("--max-tokens", type=int_between(1, 1_000_000), default=1024)
-    p.add_argument("--budget-calls", type=int_between(0, 10**9), help="at most this many requests (retries count)")
+    p.add_argument("--max-tokens", type=int, default=1024)
+    p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
     p.add_argument("--budget-usd", type=finite_between(0, 1_000_000),
-                   help="stop sending once this many dollars are spent")
-    p.add_argument("--concurrency", type=int_between(1, 64), default=4)
-    p.add_argument("--max-retries", type=int_between(0, 100), default=4)
-    p.add_argument("--timeout", type=finite_between(0, 86_400, low_open=True), default=60.0, help="seconds per request")
+                   help="stop sending once this many dollars are spent (a finite number; leave it out for no limit)")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--max-retries", type=int, default=4)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
 
 
 def check_call_options(args: argparse.Namespace) -> float:
@@ -270,7 +270,7 @@ def check_call_options(args: argparse.Namespace) -> float:
     if args.max_retries < 0:
         raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
                             expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
-    if not args.timeout > 0:
+    if not 0 < args.timeout < float("inf"):
         raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
-                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
+                            expected="finite seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
     return args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cap_core.cli.options import BOOTSTRAP, SEED, cache_folder, finite_between, int_between, output_file
+from cap_core.cli.options import BOOTSTRAP, SEED, cache_folder, finite_between, output_file
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -52,11 +52,11 @@ def register(sub) -> None:
     gen.add_argument("--generator", help="litellm model string of a generator model (e.g. localgen/rules); "
                                          "without it the rule-based generator runs")
     gen.add_argument("--slot", action="append", help="generate only this slot (repeatable; model generator)")
-    gen.add_argument("--max-attempts", type=int_between(1, 10), default=3, help="requests per slot at most (model generator)")
+    gen.add_argument("--max-attempts", type=int, default=3, help="requests per slot at most (model generator)")
     gen.add_argument("--attempts", type=output_file, help="also write every attempt with its verdict (model generator)")
     gen.add_argument("--cache", type=cache_folder, default=None, help=_CACHE_HELP)
     gen.add_argument("--api-base", default=None)
-    gen.add_argument("--max-calls", type=int_between(1, 10**9), default=None)
+    gen.add_argument("--max-calls", type=int, default=None)
     gen.set_defaults(handler=_generate)
     ver = psub.add_parser("verify", help="verify probes against their base claims")
     ver.add_argument("--bases", type=Path, required=True)
@@ -70,7 +70,7 @@ def register(sub) -> None:
     gr.add_argument("--judge", action="append", required=True, help="litellm model string (repeatable)")
     gr.add_argument("--out", type=output_file, required=True)
     gr.add_argument("--cache", type=cache_folder, default=None, help=_CACHE_HELP)
-    gr.add_argument("--max-calls", type=int_between(1, 10**9), default=None)
+    gr.add_argument("--max-calls", type=int, default=None)
     gr.add_argument("--api-base", default=None)
     gr.set_defaults(handler=_grade)
     an = psub.add_parser("annotate", help="apply human direction annotation to probes")
