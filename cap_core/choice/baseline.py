@@ -32,7 +32,7 @@ from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, JUDGMENTS_SCHEMA
 from cap_core.verdicts import shared_items
 
-__all__ = ["FORMAT", "lock_baseline", "read_baseline", "check_baseline_items", "GateResult", "compare_to_baseline"]
+__all__ = ["FORMAT", "lock_baseline", "read_baseline", "check_baseline_weights", "check_baseline_items", "GateResult", "compare_to_baseline"]
 
 FORMAT = "cap-choice-baseline/1"
 _Z975 = 1.959963984540054
@@ -165,6 +165,24 @@ def _check_shapes(doc: dict, p: Path) -> None:
             refuse("judgments", "records {judge, item_id, order, verdict} in the judgments schema", why, i)
 
 
+def check_baseline_weights(baseline: dict, weights: dict[str, float]) -> None:
+    """Refuse weights other than those the baseline was locked with (a score under other weights is
+    another quantity: it cannot be compared with the locked one).
+
+    Raises
+    ------
+    CAPInputError
+        Naming ``--baseline``, the locked weights and the ones given.
+    """
+    w_base = {c: float(baseline["weights"].get(c, 0.0)) for c in CONDITION_IDS}
+    w_now = {c: float(weights.get(c, 0.0)) for c in CONDITION_IDS}
+    if any(abs(w_base[c] - w_now[c]) > 1e-12 for c in CONDITION_IDS):
+        raise CAPInputError("the baseline was taken with other weights", argument="--baseline",
+                            expected=", ".join(f"{c}={w:g}" for c, w in w_base.items() if w > 0),
+                            got=", ".join(f"{c}={w:g}" for c, w in w_now.items() if w > 0),
+                            fix="use the baseline's weights or lock a new baseline")
+
+
 def check_baseline_items(baseline: dict, ds: Dataset, path: str | Path) -> None:
     """Refuse a baseline whose locked judgments name items the benchmark does not have.
 
@@ -234,13 +252,8 @@ def compare_to_baseline(ds: Dataset | None, benchmark: str, judge: str, new_row:
     if baseline["benchmark"] != benchmark:
         raise CAPInputError("the baseline is of another benchmark", argument="--baseline",
                             expected=benchmark, got=baseline["benchmark"], fix="pass --benchmark of the baseline")
-    w_base = {c: float(baseline["weights"].get(c, 0.0)) for c in CONDITION_IDS}
+    check_baseline_weights(baseline, weights)
     w_now = {c: float(weights.get(c, 0.0)) for c in CONDITION_IDS}
-    if any(abs(w_base[c] - w_now[c]) > 1e-12 for c in CONDITION_IDS):
-        raise CAPInputError("the baseline was taken with other weights", argument="--baseline",
-                            expected=", ".join(f"{c}={w:g}" for c, w in w_base.items() if w > 0),
-                            got=", ".join(f"{c}={w:g}" for c, w in w_now.items() if w > 0),
-                            fix="use the baseline's weights or lock a new baseline")
     base_row = next((s for s in baseline["scores"] if s["judge"] == judge and s.get("score") is not None), None)
     if base_row is None:
         raise CAPInputError("the baseline has no score for this judge", argument="--baseline", got=judge,

@@ -102,10 +102,10 @@ def _cascade(args) -> str:
 
     ds = load_dataset(args.data)
     prices = load_prices(args.prices)
+    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices)  # checks first
     for note in cost_notices(cost_summary(ds, args.benchmark, list(dict.fromkeys([args.cheap, *args.fallback])),
                                           prices)):
         print(f"notice: {note}", file=sys.stderr)
-    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices)
     curve = pl.concat([cascade_curve(d, fb).with_columns(pl.lit(fb).alias("fallback")) for fb in d.fallbacks])
     _write(curve.select("fallback", "tau", "accuracy", "deferral_pct", "usd_per_1000"), args.out)
     o = oracle(d)

@@ -125,6 +125,7 @@ def _choose(args: argparse.Namespace) -> str:
     from cap_core.bootstrap import check_bootstrap_args
     from cap_core.choice.baseline import (
         check_baseline_items,
+        check_baseline_weights,
         compare_to_baseline,
         lock_baseline,
         read_baseline,
@@ -155,8 +156,19 @@ def _choose(args: argparse.Namespace) -> str:
     if unknown:
         raise CAPInputError("unknown benchmark", argument="--benchmark", got=unknown[0],
                             expected="one of " + ", ".join(ds.benchmarks), fix="name a benchmark of the dataset")
-    if baseline is not None:
+    if baseline is not None:  # everything about the baseline is checked before the estimate
+        if baseline["benchmark"] not in benches:
+            raise CAPInputError("the baseline's benchmark was not ranked", argument="--baseline",
+                                got=baseline["benchmark"], expected="one of " + ", ".join(benches),
+                                fix=f"add --benchmark {baseline['benchmark']}")
+        check_baseline_weights(baseline, weights)
         check_baseline_items(baseline, ds, args.baseline)
+        locked = {s["judge"] for s in baseline["scores"]}
+        for judge in args.gate_judge or []:
+            if judge not in locked:
+                raise CAPInputError("a gated judge is not in the baseline", argument="--gate-judge", got=judge,
+                                    expected="one of " + ", ".join(sorted(locked)),
+                                    fix="name a judge the baseline was locked with")
     if (args.html or args.lock) and len(benches) != 1:
         raise CAPInputError("--html and --lock describe one benchmark", argument="--benchmark", got=benches,
                             expected="exactly one --benchmark", fix="add --benchmark NAME")
@@ -165,6 +177,13 @@ def _choose(args: argparse.Namespace) -> str:
         from cap_core.profile.published import load_published_profiles
 
         published = load_published_profiles()
+    judged = set(ds.judgments.filter(pl.col("benchmark").is_in(benches))["judge"].unique().to_list())
+    if published is not None:
+        judged |= set(published.filter(pl.col("benchmark").is_in(benches))["judge"].unique().to_list())
+    for judge, _, _ in gates:  # a name no judge of these benchmarks has: refused before the estimate
+        if judge not in judged:
+            raise CAPInputError("a gated judge is not a judge of the benchmark", argument="--fail-below", got=judge,
+                                expected="one of " + ", ".join(sorted(judged)), fix="name a judge of the benchmark")
     fp = ds.fingerprint()
     boards, profiles, choices = [], [], {}
     for bench in benches:

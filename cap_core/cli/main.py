@@ -48,6 +48,9 @@ __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
 
 #: Function arguments whose command-line option has another name.
 _OPTION_OF = {"n_resamples": "bootstrap"}
+#: Function arguments that only ever come from one option (``benchmarks`` <- ``--benchmark``, repeatable):
+#: the error names the option whatever value it reports (one of a list, a count, the tags present).
+_ALWAYS_OPTION_OF = {"benchmarks": "benchmark", "judges": "judge", "flag": "flag"}
 
 
 #: ``import --format`` names of other tools' judge files -> their importer (module.function).
@@ -293,6 +296,9 @@ _VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-
 
 def _as_option(err: CAPInputError, args: argparse.Namespace) -> CAPInputError:
     """Name the command-line option (``--bootstrap``) of an error about a function argument."""
+    always = _ALWAYS_OPTION_OF.get(err.argument or "")
+    if always and getattr(args, always, None) is not None:
+        return err.replace(argument="--" + always)
     dest = _OPTION_OF.get(err.argument or "", err.argument or "").replace("-", "_")
     value = getattr(args, dest, None) if dest else None
     same = value == err.got or (isinstance(value, float) and isinstance(err.got, float) and value != value
