@@ -129,7 +129,7 @@ def write_file(path: str | Path, content: bytes | str | Callable[[Path], object]
     except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        if isinstance(exc, OSError) and exc.filename == str(tmp):
+        if isinstance(exc, OSError) and exc.filename in (None, str(tmp)):
             exc.filename = str(path)  # name the file asked for, not the temporary one
         raise
     return path

@@ -19,6 +19,7 @@ Behaviour is chosen by a scenario word in the prompt (``SCENARIO:<name>``):
 ``conflict``      ``[[<wrong>]]`` first, then a JSON verdict for the GOOD answer
 ``rewrite``       echo the [Text] section padded/polished by rule (augmentation)
 ``losenot``       rewrite that drops the word "not" (fails label preservation)
+``echokey``       a JSON verdict preceded by the bearer token the request carried (a reply that leaks the key)
 
 Every request is recorded in ``hits`` as ``(prompt_sha, scenario, status)``;
 ``auth`` keeps the Authorization headers seen. Usage is 1000 prompt and 100
@@ -118,10 +119,10 @@ class OpenAIServer:
         if sleep:
             time.sleep(sleep)
         if payload is None:
-            payload = self._completion(body, prompt, scen)
+            payload = self._completion(body, prompt, scen, h.headers.get("Authorization", ""))
         self._send(h, status, payload, headers)
 
-    def _completion(self, body: dict, prompt: str, scen: str) -> bytes:
+    def _completion(self, body: dict, prompt: str, scen: str, auth: str = "") -> bytes:
         a = re.search(r"\[Answer A\]\n(.*?)\n\[End of Answer A\]", prompt, re.S)
         good = "A" if a and "GOOD" in a.group(1) else "B"
         bad = "B" if good == "A" else "A"
@@ -130,6 +131,8 @@ class OpenAIServer:
             text = '{"rationale": "cut off in the middle, "winner": '
         elif scen == "empty":
             text = ""
+        elif scen == "echokey":
+            text = f"Debug: you called me with {auth.removeprefix('Bearer ')}.\n{text}"
         elif scen == "fenced":
             text = f"Here is my verdict.\n```json\n{text}\n```\nThanks."
         elif scen == "conflict":
