@@ -81,7 +81,7 @@ def parse_edit(text: str | None) -> str | None:
     for m in re.finditer(r"\{.*\}", text, re.S):
         try:
             obj = json.loads(m.group(0))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         val = obj.get("claim") if isinstance(obj, dict) else None
         return (val.strip() or None) if isinstance(val, str) else None
