@@ -32,7 +32,8 @@ from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, JUDGMENTS_SCHEMA
 from cap_core.verdicts import shared_items
 
-__all__ = ["FORMAT", "lock_baseline", "read_baseline", "check_baseline_weights", "check_baseline_items", "GateResult", "compare_to_baseline"]
+__all__ = ["FORMAT", "lock_baseline", "read_baseline", "check_baseline_weights", "check_baseline_items", "GateResult",
+           "compare_to_baseline"]
 
 FORMAT = "cap-choice-baseline/1"
 _Z975 = 1.959963984540054

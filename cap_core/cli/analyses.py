@@ -111,7 +111,8 @@ def register(subparsers) -> None:
     hd.add_argument("--selector", action="append", help="judge whose A/B errors select items (hard-empirical)")
     hd.add_argument("--construction", type=Path, help="table with an item_id column: your judge-independent "
                     "hard construction (hard-constructed, CAP App. A.5)")
-    hd.add_argument("--types-out", type=output_file, help="CSV of the error-type distribution of each subset (CAP Table 9)")
+    hd.add_argument("--types-out", type=output_file,
+                    help="CSV of the error-type distribution of each subset (CAP Table 9)")
     hd.add_argument("--judge", action="append", help="judges to profile (default all)")
     hd.add_argument("--bootstrap", type=BOOTSTRAP, default=1000)
     hd.add_argument("--seed", type=SEED, default=0)

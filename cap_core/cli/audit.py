@@ -43,7 +43,8 @@ def register(sub) -> None:
     p.add_argument("--permutations", type=int, default=100,
                    help=f"label permutations for the null (default 100; at least {MIN_PERMUTATIONS})")
     p.add_argument("--seed", type=SEED, default=0)
-    p.add_argument("--folds", type=int_between(2, 100), default=5, help="group-aware cross-validation folds (default 5)")
+    p.add_argument("--folds", type=int_between(2, 100), default=5,
+                   help="group-aware cross-validation folds (default 5)")
     p.add_argument("--public-data", "--shared", dest="public_data", type=Path,
                    help="your local copy of the public data (the folder holding llmbar/, pandalm/, ... or its "
                    "parent holding data/); without it public sets come from the figures shipped in data/audit")

@@ -55,7 +55,8 @@ def register(sub) -> None:
     p.add_argument("--out", type=output_file, required=True, help="scores CSV to write")
     p.add_argument("--profile-out", type=output_file, help="also write the full profile CSV")
     p.add_argument("--html", type=output_file, help="also write a self-contained HTML report (one benchmark)")
-    p.add_argument("--lock", type=output_file, help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
+    p.add_argument("--lock", type=output_file,
+                   help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
     p.add_argument("--fail-below", action="append", default=[], metavar="JUDGE=N",
                    help="gate: exit 1 when JUDGE's weighted score (JUDGE=N) or condition (JUDGE:C7=N) is below N")
     p.add_argument("--baseline", type=Path, help="gate: exit 1 when a judge is significantly below this locked baseline")

@@ -67,7 +67,8 @@ def register(subparsers) -> None:
     p.add_argument("--augment", action="store_true", help="also judge style and length variants of the items")
     p.add_argument("--generator", help="model that writes the variants (default: offline rules)")
     p.add_argument("--families", type=Path, help="model-family table for self-preference (CSV family,pattern)")
-    p.add_argument("--template", default="pairwise", type=input_or_name, help="built-in template name or a template file")
+    p.add_argument("--template", default="pairwise", type=input_or_name,
+                   help="built-in template name or a template file")
     add_call_options(p)
     p.add_argument("--cache", type=cache_folder, default=None, help="judging cache (default: the project cache)")
     p.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="resamples of the reliability intervals")

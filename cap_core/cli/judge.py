@@ -33,7 +33,8 @@ __all__ = ["register"]
 def register(subparsers) -> None:
     """Add the ``judge`` verb."""
     p = subparsers.add_parser("judge", help="run LLM judges (litellm) on items; cached, resumable")
-    p.add_argument("--items", required=True, type=input_or_name, help="'testbed', a directory or a table with question/response_a/response_b")
+    p.add_argument("--items", required=True, type=input_or_name,
+                   help="'testbed', a directory or a table with question/response_a/response_b")
     p.add_argument("--model", action="append", required=True, help="litellm model string (repeatable)")
     p.add_argument("--orders", default="AB,BA", help="AB, BA or AB,BA (default)")
     p.add_argument("--variants", help="comma-separated variants to judge (default all)")
@@ -43,7 +44,8 @@ def register(subparsers) -> None:
                    help="judging cache directory (created; default: the project cache, $CAP_CACHE_DIR)")
     p.add_argument("--out", type=output_folder, required=True, help="run/dataset directory to write")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
-    p.add_argument("--template", default="pairwise", type=input_or_name, help="built-in template name or a template file")
+    p.add_argument("--template", default="pairwise", type=input_or_name,
+                   help="built-in template name or a template file")
     p.add_argument("--temperature", type=float, default=None, help="default 0, or 0.7 with --repeats above 1")
     p.add_argument("--repeats", type=int, default=1, help="judge every item K times (test-retest: writes "
                    "repeats.parquet and reliability.csv)")

@@ -26,6 +26,11 @@ Further verbs come from the modules listed in :data:`EXTENSIONS`; each defines
 ``register(subparsers)`` that adds its parsers and sets ``handler=<function(args) -> str>``
 with ``set_defaults``.
 
+Before a verb reads or writes anything, every output path is checked against every input
+(:func:`cap_core.cli.options.check_paths`: an output that is an input, two outputs on one path,
+a folder that refuses files); the verb then runs inside
+:func:`cap_core.outputs.all_or_nothing`, so a run refused half-way leaves no file.
+
 Exit codes: 0 success; 2 for every failure the user can cause, with one line on stderr
 (``error: ...``): a :class:`~cap_core.errors.CAPInputError` naming the file, row and
 column or the option (``argument `--bootstrap```), what was expected and the fix; a bad
@@ -41,7 +46,16 @@ import os
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import BOOTSTRAP, LEVEL, MIN_CLI_RESAMPLES, SEED, add_failures, int_between, output_file, output_folder
+from cap_core.cli.options import (
+    BOOTSTRAP,
+    LEVEL,
+    MIN_CLI_RESAMPLES,
+    SEED,
+    add_failures,
+    int_between,
+    output_file,
+    output_folder,
+)
 from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS", "TOOL_FORMATS"]
@@ -132,7 +146,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                     help="where the per-base-item statistics are computed: in memory (default), streamed from "
                          "Parquet (larger than memory) or on a Dask cluster; the bootstrap always runs here")
     pr.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a local cluster")
-    pr.add_argument("--workers", type=int_between(1, 256), default=2, help="workers of the local Dask cluster (default 2)")
+    pr.add_argument("--workers", type=int_between(1, 256), default=2,
+                    help="workers of the local Dask cluster (default 2)")
     pr.add_argument("--out", type=output_file, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")

@@ -11,9 +11,10 @@ from pathlib import Path
 from cap_core.config import MAX_RESAMPLES
 from cap_core.errors import CAPInputError
 
-__all__ = ["int_between", "finite_between", "SEED", "BOOTSTRAP", "LEVEL", "MIN_CLI_RESAMPLES", "check_paths", "check_outputs", "paths_of", "output_file",
-           "output_folder", "cache_folder", "input_or_name", "OutputFile", "OutputFolder", "CacheFolder", "InputName",
-           "add_call_options", "check_call_options", "add_failures", "add_items"]
+__all__ = ["int_between", "finite_between", "SEED", "BOOTSTRAP", "LEVEL", "MIN_CLI_RESAMPLES", "check_paths",
+           "check_outputs", "paths_of", "output_file", "output_folder", "cache_folder", "input_or_name", "OutputFile",
+           "OutputFolder", "CacheFolder", "InputName", "add_call_options", "check_call_options", "add_failures",
+           "add_items"]
 
 
 def int_between(low: int, high: int):
@@ -102,7 +103,6 @@ BOOTSTRAP = int_between(MIN_CLI_RESAMPLES, MAX_RESAMPLES)
 LEVEL = finite_between(0, 1, low_open=True, high_open=True)
 
 
-#: Files a verb reads in a dataset folder: its top-level Parquet tables and notices, and judgment parts.
 def _reads(folder: Path, path: Path, option: str) -> bool:
     """True if a verb reading the input ``folder`` (given as ``option``) reads the existing file
     ``path`` inside it.

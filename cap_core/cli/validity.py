@@ -62,7 +62,8 @@ def register(sub) -> None:
     ver.add_argument("--bases", type=Path, required=True)
     ver.add_argument("--probes", type=Path, required=True)
     ver.add_argument("--out", type=output_file, required=True)
-    ver.add_argument("--max-length-change", type=finite_between(0, 100, low_open=True), default=None, help="fraction, e.g. 0.5")
+    ver.add_argument("--max-length-change", type=finite_between(0, 100, low_open=True), default=None,
+                     help="fraction, e.g. 0.5")
     ver.set_defaults(handler=_verify)
     gr = psub.add_parser("grade", help="grade base claims and verified probes with judges (live)")
     gr.add_argument("--bases", type=Path, required=True)

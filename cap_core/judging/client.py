@@ -59,8 +59,8 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.cache import JudgeCache
 from cap_core.judging.request import JudgeRequest, cache_key, cache_keys
 
-__all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "redact", "secret_values", "scrub", "one_line",
-           "REDACTED"]
+__all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "redact", "secret_values", "scrub",
+           "one_line", "REDACTED"]
 
 _FREE_PREFIXES = ("local/", "smollm/")
 _LOCAL_SERVER_PREFIXES = ("openai/", "hosted_vllm/")
@@ -382,8 +382,8 @@ class JudgeClient:
         if hit is None:
             return None
         self._count("cache_hits")
-        return CallRecord(key, req.model, "ok", redact(hit["completion"], self._secrets), True, hit.get("latency_s"), hit.get("tokens_in"),
-                          hit.get("tokens_out"), hit.get("cost_usd"), hit.get("retries", 0))
+        return CallRecord(key, req.model, "ok", redact(hit["completion"], self._secrets), True, hit.get("latency_s"),
+                          hit.get("tokens_in"), hit.get("tokens_out"), hit.get("cost_usd"), hit.get("retries", 0))
 
     def _await_claim(self, key: str) -> None:
         """Wait while another caller holds ``key``'s claim (until its answer is stored or the claim goes)."""
