@@ -119,10 +119,16 @@ class OpenAIServer:
         if sleep:
             time.sleep(sleep)
         if payload is None:
-            payload = self._completion(body, prompt, scen, h.headers.get("Authorization", ""))
+            payload = self._completion(body, prompt, scen)
+            if scen == "echokey":  # the reply leaks the bearer token the request carried
+                out = json.loads(payload)
+                key = h.headers.get("Authorization", "").removeprefix("Bearer ")
+                out["choices"][0]["message"]["content"] = f"Debug: you called me with {key}.\n" + \
+                    out["choices"][0]["message"]["content"]
+                payload = json.dumps(out).encode()
         self._send(h, status, payload, headers)
 
-    def _completion(self, body: dict, prompt: str, scen: str, auth: str = "") -> bytes:
+    def _completion(self, body: dict, prompt: str, scen: str) -> bytes:
         a = re.search(r"\[Answer A\]\n(.*?)\n\[End of Answer A\]", prompt, re.S)
         good = "A" if a and "GOOD" in a.group(1) else "B"
         bad = "B" if good == "A" else "A"
@@ -131,8 +137,6 @@ class OpenAIServer:
             text = '{"rationale": "cut off in the middle, "winner": '
         elif scen == "empty":
             text = ""
-        elif scen == "echokey":
-            text = f"Debug: you called me with {auth.removeprefix('Bearer ')}.\n{text}"
         elif scen == "fenced":
             text = f"Here is my verdict.\n```json\n{text}\n```\nThanks."
         elif scen == "conflict":
