@@ -1,7 +1,7 @@
 """Crafted links: every URL value is validated and a bad one ignored with a notice, never a traceback
 (issue 21, items 2 and 5).
 
-:data:`CASES` holds 60 crafted parameters (counted by ``test_at_least_50_crafted_parameters``): Markdown
+:data:`CASES` holds 64 crafted parameters (counted by ``test_at_least_50_crafted_parameters``): Markdown
 links and images, HTML, LaTeX, values far too long or nested (``[[[…`` once raised RecursionError), out
 of a widget's range (``s.sb_w_C1=5`` once raised StreamlitValueAboveMaxError), of the wrong type, not
 finite, not an option, settings a link may not set, unknown names. They are opened in groups (one
