@@ -11,10 +11,11 @@ from ui.cascade_text import money
 from ui.display import show_table
 from ui.sidebar import get_selection
 from ui.state import kept
+from ui.text import notice, plain
 
 sel = get_selection()
 st.title("Cascades")
-src = st.radio("Data", cc.SOURCES, horizontal=True, key=kept("cas_src"))
+src = st.radio("Data", cc.SOURCES, horizontal=True, key=kept("cas_src", options=cc.SOURCES))
 ds, fp, bench = cc.data_for(src, sel)
 if ds is None or bench not in ds.benchmarks:
     st.info("Choose a benchmark of the loaded dataset in the sidebar (published-only benchmarks have no verdicts).")
@@ -36,24 +37,25 @@ if not fallbacks:
 try:
     v = cc.view(fp, ds, bench, ch, cheap, tuple(fallbacks), tau)
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 g = v.gain
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Cascade accuracy", f"{v.point['accuracy']:.1f}%", help=help_text("pa"))
 m2.metric("Deferred to the fallback", f"{v.point['deferral_pct']:.0f}%", help=help_text("deferral"))
 m3.metric("$ per 1,000 verdicts", money(v.point["usd_per_1000"]), help=help_text("usd_per_1000"))
-m4.metric(f"Gain over {g['best_single']}", f"{g['gain']:+.1f} pts", help=help_text("gain") + ". Best single judge among the cheap "
+m4.metric(f"Gain over {plain(g['best_single'])}", f"{g['gain']:+.1f} pts",
+          help=help_text("gain") + ". Best single judge among the cheap "
           f"judge and the fallbacks. 95% CI [{g['ci_low']:+.1f}, {g['ci_high']:+.1f}], bootstrap over base items "
           "(the same resamples for the cascade and the single judge)")
-st.caption(v.caption)
+notice("caption", v.caption)
 st.plotly_chart(cascade_curve_figure(v.curves, v.point), key="cas_curve")
 st.subheader("Accuracy vs cost: single judges, juries, cascades")
 st.plotly_chart(pareto_figure(v.pareto), key="cas_pareto")
 st.caption("Costs are estimates: recorded dollars, else tokens or response lengths × list prices "
            "(cap_core/cascades/price_table.csv, editable).")
 for note in v.cost_notes:
-    st.caption(note)
+    notice("caption", note)
 st.subheader("Repeated errors", help=help_text("repeat_rate"))
 show_table(st, v.repeated, key="cas_rep")
 st.caption("Share of the cheap judge's wrong verdicts that each other judge repeats, next to the share "
@@ -66,7 +68,7 @@ st.dataframe(conf, hide_index=True, key="cas_conf")
 st.caption("AUROC: the chance that a right item has higher confidence than a wrong one (0.5 = no ranking; "
            "Jev paper §6.1). Top band: error rate (%) among items with confidence ≥ 0.75.")
 for note in conf_notes:
-    st.caption(note)
+    notice("caption", note)
 if src == cc.SOURCES[1]:
     st.subheader("Graded verdicts (B better −1 < tie 0 < A better +1) and the median jury")
     st.dataframe(cc.graded_view(cc.pandalm_stamp()), hide_index=True, key="cas_graded")

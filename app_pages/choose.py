@@ -21,6 +21,7 @@ from ui.cache.choose import choose_view, closest_preset, html_later
 from ui.display import LEADERBOARD_DECIMALS, download, show_table
 from ui.sidebar import data_location, get_selection, use_preset, weighted_section
 from ui.state import kept
+from ui.text import notice, plain
 
 sel = get_selection()
 st.title("Choose a judge")
@@ -40,16 +41,16 @@ def leaderboard(sel) -> None:
     try:
         view = choose_view(sel)
     except CAPInputError as err:
-        st.error(str(err))
+        notice("error", err)
         return
     ch = view.choice
 
-    st.caption(f"{data_location(sel)}. Scores in percent with {ch.level:.0%} intervals. Differences from the leader "
-               f"are paired over the shared bootstrap resamples; their intervals are unadjusted {ch.level:.0%} "
+    st.caption(f"{plain(data_location(sel))}. Scores in percent with {ch.level:.0%} intervals. Differences from the "
+               f"leader are paired over the shared bootstrap resamples; their intervals are unadjusted {ch.level:.0%} "
                f"percentile intervals, while 'separable' and the rank ranges use {HOLM}-adjusted p-values across "
                "every pair of judges. A rank such as 1–3 means the judge cannot be told apart from the judges "
                "around it.")
-    st.markdown(f"**{ch.sentence}**")
+    st.markdown(f"**{plain(ch.sentence)}**")
     if not view.board["rank"].is_not_null().any():
         near = closest_preset(sel.preset, sel.measured) if sel.preset in PRESETS else None
         st.warning("No leaderboard under these weights: the weighted conditions are not measured for the selected "
@@ -61,18 +62,18 @@ def leaderboard(sel) -> None:
     left, right = st.columns([3, 1])
     right.markdown("**Weights in force**")
     right.caption(weights_caption(sel.weights, sel.measured, sel.preset))
-    right.caption("Minimums: " + (sel.filters_text or "none"))
+    notice("caption", "Minimums: " + (sel.filters_text or "none"), where=right)
     if ch.filtered.height:
-        right.caption("Filtered out: " + "; ".join(f"{short_label(r['judge'])} ({r['reason']})"
-                                                   for r in ch.filtered.iter_rows(named=True)))
+        notice("caption", "Filtered out: " + "; ".join(f"{short_label(r['judge'])} ({r['reason']})"
+                                                       for r in ch.filtered.iter_rows(named=True)), where=right)
     left.plotly_chart(leaderboard_figure(view.board), key="cho_bars")
     show_table(st, leaderboard_table(view.board), key="cho_board", decimals=LEADERBOARD_DECIMALS)
     for note in view.coverage_notes:
-        st.caption(note)
+        notice("caption", note)
     small = small_cell_notice(view.rows.filter(view.rows["label"].is_in(view.board["label"].to_list())),
                               label="label")
     if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
-        st.info(small)
+        notice("info", small)
     c1, c2, c3 = st.columns(3)
     stem = f"cap_choice_{sel.benchmark}"
     download(c1, "Download scores CSV", lambda: view.scores_csv, f"{stem}_scores.csv", key="cho_dl_scores")
@@ -83,8 +84,8 @@ def leaderboard(sel) -> None:
 
     if ch.sample_size:
         st.subheader("How much more data would settle it")
-        st.write(sample_size_text(ch.sample_size, short_label(view.runner_up or ""),
-                                  short_label(view.board["label"][0])))
+        st.write(plain(sample_size_text(ch.sample_size, short_label(view.runner_up or ""),
+                                        short_label(view.board["label"][0]))))
 
     st.subheader("Where the leader fails")
     if view.drill is None:
@@ -95,7 +96,7 @@ def leaderboard(sel) -> None:
         conds = sorted(view.drill["condition"].unique().to_list())
         cond = st.selectbox("Condition", conds, key=kept("cho_cond", conds[0], options=conds))
         part = view.drill.filter(view.drill["condition"] == cond)
-        st.caption(f"Items where one of {short_label(view.board['label'][0])} (leader) and "
+        notice("caption", f"Items where one of {short_label(view.board['label'][0])} (leader) and "
                    f"{short_label(view.runner_up or '')} (runner-up) is right and the other wrong on {cond}: right = "
                    "every counted call correct (both orders where both are judged). Verdicts in the original letters.")
         if part["unit"].equals(part["item_ids"]):  # item units: the two columns say the same

@@ -12,6 +12,7 @@ from ui.display import round_points, show_table
 from ui.cache.loaders import analysis_key
 from ui.sidebar import get_selection
 from ui.state import kept, remember, remembered
+from ui.text import notice, plain
 
 sel = get_selection()
 st.title("Compare judges")
@@ -22,11 +23,11 @@ if not bench:
 judges = cc.judges(sel.fingerprint, sel.ds, bench)
 a = b = None
 
-st.subheader(f"Paired differences on {bench}", help=help_text("paired_diff"))
+st.subheader(f"Paired differences on {plain(bench)}", help=help_text("paired_diff"))
 if not judges:
-    st.info(f"{bench} has published values only: a paired comparison needs per-item verdicts of both judges.")
+    notice("info", f"{bench} has published values only: a paired comparison needs per-item verdicts of both judges.")
 elif len(judges) < 2:
-    st.info(f"Only one judge ({judges[0]}) has verdicts on {bench}: pick a benchmark with two or more judges.")
+    notice("info", f"Only one judge ({judges[0]}) has verdicts on {bench}: pick a benchmark with two or more judges.")
 else:
     c1, c2 = st.columns(2)
     a = c1.selectbox("Judge A", judges, key=kept("cmp_a", judges[0], options=judges))
@@ -35,7 +36,7 @@ else:
     try:
         rows = cc.paired(sel.fingerprint, sel.ds, a, b, bench, sel.failures)
     except CAPInputError as err:
-        st.warning(str(err))
+        notice("warning", err)
     else:
         from cap_core.analyses.judge_comparison import adjust_separated
 
@@ -58,7 +59,7 @@ st.subheader("Family distances (L1)", help=help_text("L1"))
 try:
     prof = cc.analysis_profile(sel)
 except CAPInputError as err:
-    st.info(str(err))
+    notice("info", err)
     prof = None
 views = ([v for v in cc.profile_views(analysis_key(sel), sel.include_published, prof) if v.split(":")[0] == bench]
          if prof is not None else [])
@@ -77,7 +78,7 @@ if views:
         pairs, summary = cc.families(analysis_key(sel), sel.include_published, view, tuple(sorted(overrides.items())),
                                      prof)
     except CAPInputError as err:
-        st.info(str(err))
+        notice("info", err)
     else:
         show_table(st, round_points(summary), key="cmp_family_summary")
         sentence = cc.pair_sentence(pairs, a, b)
@@ -91,13 +92,13 @@ if a is None:
 st.subheader("QC sensitivity", help=help_text("qc_change"))
 flags = cc.flags(sel.fingerprint, sel.ds, bench)
 if not flags:
-    st.info(f"No item of {bench} carries a flag (items.flags, e.g. low_quality): nothing to leave out.")
+    notice("info", f"No item of {bench} carries a flag (items.flags, e.g. low_quality): nothing to leave out.")
 else:
     flag = st.selectbox("Exclude items flagged", flags, key=kept("cmp_flag", flags[0], options=flags))
     try:
         qc = cc.qc(sel.fingerprint, sel.ds, bench, flag, (a, b), sel.failures)
     except CAPInputError as err:
-        st.warning(str(err))
+        notice("warning", err)
     else:
         st.caption("Change in points when the flagged items and all their variants are excluded; positive = "
                    "the value rises (CAP App. A.6, Table 10).")
@@ -108,7 +109,7 @@ st.warning(HARD_WARNING)
 try:
     table, n_hard, n_cand = cc.hard(sel.fingerprint, sel.ds, bench, (a, b), sel.failures)
 except CAPInputError as err:
-    st.info(str(err))
+    notice("info", err)
 else:
-    st.caption(f"{n_hard} of {n_cand} items: those {a} or {b} got wrong in the A/B order, with their variants.")
+    notice("caption", f"{n_hard} of {n_cand} items: those {a} or {b} got wrong in the A/B order, with their variants.")
     show_table(st, round_points(table), key="cmp_hard_table")

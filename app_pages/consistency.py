@@ -12,6 +12,7 @@ from ui.display import mostly_na, show_table
 from ui.cache.loaders import analysis_key
 from ui.sidebar import get_selection
 from ui.state import kept
+from ui.text import notice
 
 sel = get_selection()
 st.title("Consistency")
@@ -22,7 +23,7 @@ st.info(
 try:
     prof = cc.analysis_profile(sel)
 except CAPInputError as err:
-    st.info(str(err))
+    notice("info", err)
     st.stop()
 views = cc.profile_views(analysis_key(sel), sel.include_published, prof)
 if not views:
@@ -43,21 +44,22 @@ cond = st.selectbox("Condition", conditions, key=kept("cs_condition", conditions
 try:
     pairs = cc.spearman_benchmarks(analysis_key(sel), sel.include_published, cond, prof)
 except CAPInputError as err:
-    st.warning(f"No cross-benchmark ranking for {cond}: {err}")
+    notice("warning", f"No cross-benchmark ranking for {cond}: {err}")
 else:
     # one grid per group of benchmarks that share judges: the loaded data and the published tables judge
     # different judges, and one grid over both would be mostly n/a
     blocks, alone = ranked_blocks(pairs, "view_a", "view_b")
     if alone:
-        st.caption(f"Not in a grid ({len(alone)}): " + ", ".join(alone) + " — each shares fewer than 3 judges with "
-                   "every other benchmark on " + cond + ", so no ρ exists.")
+        notice("caption", f"Not in a grid ({len(alone)}): " + ", ".join(alone) + " — each shares fewer than 3 judges "
+               "with every other benchmark on " + cond + ", so no ρ exists.")
     if not blocks:
-        st.info(f"No matrix for {cond}: {mostly_na(pairs, 'benchmark pairs', share=0.0) or 'no benchmark pair.'}")
+        why = mostly_na(pairs, "benchmark pairs", share=0.0) or "no benchmark pair."
+        notice("info", f"No matrix for {cond}: {why}")
     for i, block in enumerate(blocks):
         sub = pairs.filter(pl.col("view_a").is_in(block) & pl.col("view_b").is_in(block))
         why = mostly_na(sub, "benchmark pairs")
         if why:
-            st.info(f"No matrix for {cond} on {', '.join(block)}: {why}")
+            notice("info", f"No matrix for {cond} on {', '.join(block)}: {why}")
             continue
         st.plotly_chart(spearman_matrix(sub, "view_a", "view_b", f"{cond}: ρ between benchmarks"
                                         + (f" (group {i + 1})" if len(blocks) > 1 else "")),
@@ -79,11 +81,11 @@ view = st.selectbox("Benchmark", views, key=kept("cs_view", cc.first_view_with_m
 try:
     cpairs, s = cc.spearman_conditions(analysis_key(sel), sel.include_published, view, prof)
 except CAPInputError as err:
-    st.warning(f"No cross-condition ranking on {view}: {err}")
+    notice("warning", f"No cross-condition ranking on {view}: {err}")
 else:
     why = mostly_na(cpairs, "condition pairs")
     if why:
-        st.info(f"No matrix for {view}: {why} Pick a benchmark where three or more judges share conditions.")
+        notice("info", f"No matrix for {view}: {why} Pick a benchmark where three or more judges share conditions.")
         with st.expander("Pairs"):
             show_table(st, cpairs, key="cs_cond_table")
     else:

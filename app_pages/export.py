@@ -10,6 +10,7 @@ from ui.cache.export import profile_frame
 from ui.cache.profiles import profiles_view
 from ui.display import LEADERBOARD_DECIMALS, download, show_table
 from ui.sidebar import get_selection
+from ui.text import notice
 
 sel = get_selection()
 st.title("Export")
@@ -20,7 +21,7 @@ try:
     view = profiles_view(sel)
     prof = profile_frame(sel)
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 
 st.caption(
@@ -41,12 +42,12 @@ download(c2, "Download JSON", to_json_bytes(prof), f"{stem}.json", "application/
 
 st.subheader("Weighted scores")
 if view.weights_problem:
-    st.warning(view.weights_problem)
+    notice("warning", view.weights_problem)
     st.stop()
 try:
     choice = choose_view(sel)
 except CAPInputError as err:
-    st.warning(f"No weighted score: {err.problem}")
+    notice("warning", f"No weighted score: {err.problem}")
     st.stop()
 show_table(st, leaderboard_table(choice.board), key="exp_scores", decimals=LEADERBOARD_DECIMALS)
 c3, c4 = st.columns(2)

@@ -11,6 +11,7 @@ from ui import frontier_sections as fs
 from ui.cache import frontiers as vc
 from ui.display import download, show_table
 from ui.state import kept, kept_upload
+from ui.text import notice, plain
 
 #: 0–1 columns of the Frontiers tables, shown in percent (one unit on every page).
 RATE_COLUMNS = ("S", "S_ci_low", "S_ci_high", "R", "R_ci_low", "R_ci_high", "R_scope", "R_strength", "value",
@@ -25,7 +26,7 @@ st.caption(
     "probes equally within an item; intervals resample base items. A grade becomes a verdict at threshold τ "
     "(grade > τ, on the judge's grade scale)."
 )
-source = st.radio("Graded data", vc.SOURCES, key=kept("fr_source"), horizontal=True)
+source = st.radio("Graded data", vc.SOURCES, key=kept("fr_source", options=vc.SOURCES), horizontal=True)
 try:
     if source == vc.SOURCES[0]:
         g = vc.public()
@@ -56,10 +57,10 @@ try:
             st.stop()
         g = vc.upload(*up)
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 for n in g.notices:
-    st.caption(f"Note: {n}.")
+    notice("caption", f"Note: {n}.")
 
 with st.expander("Settings: matched invariance and quadrant cut-offs"):
     min_s_pct = st.slider("Invariance floor for the matched operating point (S, %)", 50, 100,
@@ -74,7 +75,7 @@ taus = {}
 cols = st.columns(2)
 for i, (judge, options, default) in enumerate(vc.tau_options(g.sw, ops)):
     with cols[i % 2]:
-        taus[judge] = st.select_slider(f"τ — {judge}", options=options, format_func=lambda t: f"{t:g}",
+        taus[judge] = st.select_slider(f"τ — {plain(judge)}", options=options, format_func=lambda t: f"{t:g}",
                                        key=kept(f"fr_tau_{judge}", default, options=options, follows=default),
                                        help=help_text("tau"))
 sel, lines = vc.points(g.sw, taus, s_high, r_high)

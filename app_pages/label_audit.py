@@ -17,6 +17,7 @@ from components.audit_bars import (
 from ui.cache import label_audit as ac
 from ui.display import show_table
 from ui.state import kept, kept_upload
+from ui.text import notice
 
 #: Why length_only can score below 50% while "longer is better" holds on many items.
 LENGTH_ONLY_NOTE = (
@@ -50,7 +51,7 @@ local_in = st.text_input("Your local copy of the public data (optional folder)",
                          "from their texts. Without one, the page shows the figures shipped in data/audit.")
 local, problem = ac.local_copy_status(local_in)
 if problem:
-    st.warning(f"{problem}. Showing the shipped figures instead.")
+    notice("warning", f"{problem}. Showing the shipped figures instead.")
 c1, c2, c3 = st.columns([3, 1, 1])
 names = c1.multiselect("Public label sets", list(PUBLIC_SETS), key=kept("la_sets", list(QUICK),
                                                                       options=list(PUBLIC_SETS)))
@@ -67,16 +68,16 @@ results: list[AuditResult] = []
 try:
     public, notes = ac.public_audit(tuple(names), local, n_perm)
     for note in notes:
-        st.info(note)
+        notice("info", note)
     if public is not None:
         results.append(public)
     if upload is not None:
         own = ac.read_upload(*upload)
         for note in own.notices:
-            st.info(note)
+            notice("info", note)
         results.append(ac.audit_upload(own, n_perm))
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
 if not results:
     st.info("Choose at least one public label set or upload your own.")
 else:
@@ -98,7 +99,7 @@ else:
     drill = length_drilldown(preds, drill_set, mode)
     if drill.height:
         right = int(drill["correct"].sum())
-        st.caption(f"{drill_set}, {mode} mode: length alone gets {right} of {drill.height} units right "
+        notice("caption", f"{drill_set}, {mode} mode: length alone gets {right} of {drill.height} units right "
                    f"({100 * right / drill.height:.1f}%); the longer response is the better one in "
                    f"{int(drill['longer_is_better'].sum())} of them. Lengths in characters.")
         st.caption(LENGTH_ONLY_NOTE)

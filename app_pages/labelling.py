@@ -8,6 +8,7 @@ from cap_core.labelling import store as ls
 from ui.cache import labelling as lc
 from ui.state import kept, kept_upload
 from ui.testbed_review import review_if_chosen
+from ui.text import notice, plain
 
 TYPES = ["csv", "tsv", "jsonl", "json", "parquet"]
 
@@ -18,7 +19,7 @@ st.caption("Label a sample of your own traffic: one pair at a time, the two resp
 
 review_if_chosen()  # a built testbed instead: accept, reject or edit its pairs (the page stops after it)
 src = st.radio("Items to label (question, response_a, response_b)", lc.ITEM_SOURCES, horizontal=True,
-               key=kept("lab_src"))
+               key=kept("lab_src", options=lc.ITEM_SOURCES))
 try:
     if src == lc.ITEM_SOURCES[0]:
         path = st.text_input("Table path (CSV, TSV, JSONL, JSON or Parquet)", key=kept("lab_path"))
@@ -27,7 +28,7 @@ try:
         up = kept_upload(st, "Items table", key="lab_upload", type=TYPES)
     pairs = lc.pairs(*up) if up else None
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 if pairs is None:
     st.info("Give a table with a question and two responses per row (item_id optional; no gold needed).")
@@ -42,15 +43,15 @@ store = lc.store_for(name, data, bench)
 try:
     latest, notes = store.read()
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 for n in notes:
-    st.warning(n)
+    notice("warning", n)
 
 n_all = pairs.height
 done = sum((b, i) in latest for b, i in zip(pairs["benchmark"], pairs["item_id"]))
 st.progress(done / n_all, text=f"{done} of {n_all} pairs labelled")
-st.caption(f"Labels file: {store.path}")
+notice("caption", f"Labels file: {store.path}")
 
 tab_label, tab_use, tab_plan = st.tabs(["Label", "Use as a benchmark", "How many labels?"])
 
@@ -64,7 +65,7 @@ with tab_label:
         left, right = row["response_a"], row["response_b"]
         if shown == "BA":
             left, right = right, left
-        st.markdown(f"**Pair {pos + 1} of {n_all}** · item `{row['item_id']}`")
+        st.markdown(f"**Pair {pos + 1} of {n_all}** · item {plain(row['item_id'])}")
         with st.container(border=True):
             st.markdown("**Question**")
             st.text(row["question"])
@@ -95,12 +96,12 @@ with tab_use:
     if st.button("Export the labelled pairs as a benchmark folder", key="lab_export"):
         try:
             path, k = lc.export(name, data)
-            st.success(f"Wrote {k} labelled pairs with their texts to {path}: give its folder to the Live run "
+            st.success(f"Wrote {k} labelled pairs with their texts to {plain(path)}: give its folder to the Live run "
                        "page (benchmark folder or table path) or to `python -m cap_core judge --items`.")
         except CAPInputError as err:
-            st.error(str(err))
-    jsrc = st.radio("Judgments of these items", ["none", "table path", "upload"], horizontal=True,
-                    key=kept("lab_jsrc"))
+            notice("error", err)
+    jsources = ["none", "table path", "upload"]
+    jsrc = st.radio("Judgments of these items", jsources, horizontal=True, key=kept("lab_jsrc", options=jsources))
     judg_up = None
     try:
         if jsrc == "table path":
@@ -111,7 +112,7 @@ with tab_use:
         if judg_up:
             lc.judgments_table(*judg_up)  # checked here, so the sidebar gets a valid table
     except CAPInputError as err:
-        st.error(str(err))
+        notice("error", err)
         judg_up = None
     if judg_up:
         st.session_state[lc.JUDGMENTS_KEY] = judg_up
@@ -149,4 +150,4 @@ with tab_plan:
                             f"**{fmt(pl_.parity)} labelled pairs**")
                 st.caption("Normal approximation, planning figures; labels of ties are left out, so label a few more.")
             except (CAPInputError, ImportError) as err:
-                st.error(str(err))
+                notice("error", err)

@@ -12,12 +12,13 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.local_providers import LOCAL_EVALUATORS, LOCAL_JUDGES
 from ui.cache import live_run as lrc
 from ui.state import kept, kept_upload
+from ui.text import notice
 
 st.title("Live run")
 st.caption("Judge pairwise items with any litellm model (API keys are read from the environment, never stored) "
            "or the offline local judges. Every finished call is cached, so re-running costs nothing.")
 
-src = st.radio("Items", lrc.ITEM_SOURCES, horizontal=True, key=kept("lr_src"))
+src = st.radio("Items", lrc.ITEM_SOURCES, horizontal=True, key=kept("lr_src", options=lrc.ITEM_SOURCES))
 bench_mode = src == lrc.ITEM_SOURCES[3]
 references: list[str] = []
 try:
@@ -38,7 +39,7 @@ try:
         up = kept_upload(st, "Items with texts", key="lr_upload", type=["csv", "tsv", "jsonl", "json", "parquet"])
         items = lrc.items_from(*up) if up else None
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 if items is None:
     st.info("Give the items to judge.")
@@ -48,7 +49,7 @@ only = subsets = None
 augment = False
 if bench_mode:
     if references:
-        st.caption("Published judges on these items: " + ", ".join(references) + ". Your candidates join them.")
+        notice("caption", "Published judges on these items: " + ", ".join(references) + ". Your candidates join them.")
     parts = sorted(items["benchmark"].unique().to_list())
     subs_all = sorted(items["subset"].unique().to_list())
     p1, p2 = st.columns(2)
@@ -104,7 +105,7 @@ try:
                           concurrency, repeats=int(repeats), allow_tie=allow_tie)
     est_line = lrc.estimate(run_items, spec) + (" Augmented variants add their calls." if augment else "")
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 est_box = st.empty()  # rewritten after a run: the calls just made are cached now
 est_box.markdown(est_line)
@@ -127,14 +128,14 @@ if start:
         else:
             lrc.run(run_items, spec, show)
     except CAPInputError as err:
-        st.error(str(err))
+        notice("error", err)
         st.stop()
     est_box.markdown(lrc.estimate(run_items, spec))
 last = lrc.last_run()
 if last:
     run_dir, s = last
-    st.success(f"Run saved to {run_dir}: {s.get('requests', 0)} requests, {s.get('cache_hits', 0)} cache hits, "
-               f"{s.get('failures', 0)} failures, ${s.get('spend_usd', 0.0):.4f}.")
+    notice("success", f"Run saved to {run_dir}: {s.get('requests', 0)} requests, {s.get('cache_hits', 0)} cache "
+           f"hits, {s.get('failures', 0)} failures, ${s.get('spend_usd', 0.0):.4f}.")
     st.button("Show these results on every page", key="lr_use", on_click=lrc.use_results)
     for heading, table in lrc.run_tables(run_dir).items():
         st.subheader(heading)

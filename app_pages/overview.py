@@ -5,6 +5,7 @@ import streamlit as st
 from ui.cache import loaders
 from ui.display import show_table
 from ui.sidebar import get_selection
+from ui.text import plain
 
 sel = get_selection()
 st.title("CAP Studio")
@@ -34,7 +35,7 @@ else:
     notes = sel.ds.notices
     if notes:
         with st.expander(f"Notes on reading the data ({len(notes)})", expanded=False):
-            st.markdown("\n".join("- " + n.replace("\n", " ") for n in notes))
+            st.markdown("\n".join("- " + plain(n) for n in notes))  # the data's notices name its files: text
     else:
         st.caption("No notes: every table was read as given.")
     from ui.source_metrics_section import render_source_metrics

@@ -15,6 +15,7 @@ from components.score_bars import score_bars_figure
 from ui.cache.profiles import profile_part, radar, weighted_part
 from ui.display import show_table
 from ui.sidebar import data_location, get_selection, weighted_section
+from ui.text import notice, plain
 
 sel = get_selection()
 st.title("Profiles")
@@ -28,18 +29,18 @@ if not sel.labels:
 try:
     rows, reps, table = profile_part(sel)
 except CAPInputError as err:
-    st.error(str(err))
+    notice("error", err)
     st.stop()
 
 st.caption(
-    f"{data_location(sel)}. Values in percent with 95% intervals (the primary metric of each "
+    f"{plain(data_location(sel))}. Values in percent with 95% intervals (the primary metric of each "
     "condition); a gap in a polygon means the condition is not measured for that judge (never a zero). "
     f"{RADAR_SCALE} Hover a point for its value."
 )
 st.plotly_chart(radar(sel, rows), key="prof_radar")
 small = small_cell_notice(rows, label="label")
 if small:  # said once for every small cell (the rule: cap_core.profile.small_cells)
-    st.info(small)
+    notice("info", small)
 
 
 def weighted_choice(sel) -> None:
@@ -47,7 +48,7 @@ def weighted_choice(sel) -> None:
     view = weighted_part(sel, rows, reps)
     st.subheader("Weighted choice", help=help_text("score") + " · " + help_text("p_best"))
     if view.weights_problem:
-        st.warning(view.weights_problem)
+        notice("warning", view.weights_problem)
     else:
         weights = ", ".join(f"{c} {w:g}" for c, w in sel.weights.items() if w > 0)
         st.caption(f"Weights ({st.session_state.get('sb_preset')}): {weights}.")
@@ -55,15 +56,15 @@ def weighted_choice(sel) -> None:
         if any_score:
             st.plotly_chart(score_bars_figure(view.scores), key="prof_scores")
         if view.renormalisation:  # one line for every judge (CAP §5), never one box per judge
-            st.info(view.renormalisation)
+            notice("info", view.renormalisation)
         for row in view.scores.iter_rows(named=True):
             if row["score"] is None:
-                st.warning(f"{short_label(row['label'])}: {row['note']}.")
+                notice("warning", f"{short_label(row['label'])}: {row['note']}.")
             else:  # what is left of a note once the shared renormalisation line has said its part
                 rest = [p for p in (row["note"] or "").split("; ")
                         if p and not p.startswith(("lacks ", "weights renormalised"))]
                 if rest:
-                    st.caption(f"{short_label(row['label'])}: {'; '.join(rest)}.")
+                    notice("caption", f"{short_label(row['label'])}: {'; '.join(rest)}.")
         if (view.scores["method"] == METHOD_NORMAL).any():
             st.caption(
                 "Published judges carry only printed intervals: their score CI and P(best) use a "

@@ -22,6 +22,7 @@ from ui.display import round_points, show_table
 from ui.cache.loaders import analysis_key
 from ui.sidebar import get_selection
 from ui.state import kept
+from ui.text import notice, plain
 
 sel = get_selection()
 st.title("Stress")
@@ -63,7 +64,7 @@ else:
                   & set(sc.judges_on(sel.fingerprint, *str_side, sel.ds)))
     chosen = [j for j in sel.labels if j in both]
     if not both:
-        st.info(f"No judge judged both {side_name(*base_side)} and {side_name(*str_side)}.")
+        notice("info", f"No judge judged both {side_name(*base_side)} and {side_name(*str_side)}.")
     else:
         if chosen:
             st.caption(f"Judges: the sidebar's {len(chosen)} that judged both sides.")
@@ -73,10 +74,11 @@ else:
         try:
             d = sc.data_stress(sel.fingerprint, base_side, str_side, tuple(chosen), sel.ds, failures=sel.failures)
         except CAPInputError as err:
-            st.warning(str(err))
+            notice("warning", err)
         else:
             n_sep = int(d["separated"].sum())
-            st.markdown(f"**{side_name(*base_side)} → {side_name(*str_side)}**: {d['judge'].n_unique()} judge(s), "
+            st.markdown(f"**{plain(side_name(*base_side))} → {plain(side_name(*str_side))}**: "
+                        f"{d['judge'].n_unique()} judge(s), "
                         f"{d['condition'].n_unique()} condition(s) measured on both sides; {n_sep} of {d.height} "
                         "δ have a 95% interval that excludes 0.")
             st.plotly_chart(stress_interval_figure(d), key="st_d_fig")
@@ -97,7 +99,7 @@ st.caption(
 try:
     prof = sc.analysis_profile(sel)
 except CAPInputError as err:
-    st.info(str(err))
+    notice("info", err)
     st.stop()
 views = sc.profile_views(analysis_key(sel), sel.include_published, prof)
 if len(views) < 2:
@@ -114,7 +116,7 @@ stressed = c2.selectbox("Stressed view", rest, key=kept("st_stressed", stressed_
 try:
     deltas, per_judge, per_cond = sc.stress(analysis_key(sel), sel.include_published, base, stressed, prof)
 except CAPInputError as err:
-    st.warning(f"No stress comparison for {base} → {stressed}: {err}")
+    notice("warning", f"No stress comparison for {base} → {stressed}: {err}")
     st.stop()
 
 n_judges = per_judge.height
@@ -126,7 +128,7 @@ st.plotly_chart(stress_mean_bars(per_judge), key="st_bars")
 
 largest = per_cond.filter(per_cond["largest"])["condition"].to_list()
 st.subheader("Per condition (mean across judges)")
-st.caption("Largest mean drop: " + ", ".join(largest) + ".")
+notice("caption", "Largest mean drop: " + ", ".join(largest) + ".")
 show_table(st, round_points(per_cond), key="st_per_condition")
 st.subheader("Per judge (Table 6 Mean and dominant channel)")
 show_table(st, round_points(per_judge), key="st_per_judge")

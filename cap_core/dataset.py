@@ -161,24 +161,31 @@ def concat_datasets(datasets: list[Dataset]) -> Dataset:
 
 
 def save_dataset(ds: Dataset, path: str | Path) -> Path:
-    """Write ``ds`` as three zstd-compressed Parquet files under ``path`` (created).
+    """Write ``ds`` as three zstd-compressed Parquet files under ``path`` (created), each whole or not
+    at all (:func:`cap_core.outputs.write_file`).
 
     Raises
     ------
     CAPInputError
         The folder cannot be created or written.
     """
+    from cap_core.outputs import make_dirs, remove_file, write_file
+
     out = Path(path)
+
+    def parquet(frame: pl.DataFrame):
+        return lambda p: frame.write_parquet(p, compression="zstd", statistics=False)
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_dirs(out)
         for name in _FILES:
-            getattr(ds, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=False)
+            write_file(out / f"{name}.parquet", parquet(getattr(ds, name)))
         if ds.notices:
-            (out / "notices.txt").write_text("\n".join(ds.notices) + "\n", encoding="utf-8")
+            write_file(out / "notices.txt", "\n".join(ds.notices) + "\n")
         if ds.texts is not None:
-            ds.texts.write_parquet(out / "texts.parquet", compression="zstd", statistics=False)
-        elif (out / "texts.parquet").is_file():  # a folder reused for text-free data keeps no stale texts
-            (out / "texts.parquet").unlink()
+            write_file(out / "texts.parquet", parquet(ds.texts))
+        else:  # a folder reused for text-free data keeps no stale texts
+            remove_file(out / "texts.parquet")
     except OSError as exc:
         raise CAPInputError(
             "cannot write the dataset directory",

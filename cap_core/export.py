@@ -115,7 +115,8 @@ def write_csv(df: pl.DataFrame, path: str | Path) -> Path:
     """Write ``df`` to ``path`` as :func:`to_csv_bytes` does (formulas neutralised); parent folders created.
 
     The one CSV writer of the project: the CLI outputs and the files of a judging run
-    (``failures.csv``) go through it.
+    (``failures.csv``) go through it. The file is written whole or not at all
+    (:func:`cap_core.outputs.write_file`: a temporary file in the same folder, renamed).
 
     Returns
     -------
@@ -127,11 +128,12 @@ def write_csv(df: pl.DataFrame, path: str | Path) -> Path:
     CAPInputError
         ``df`` is not a polars DataFrame, or the file cannot be written.
     """
+    from cap_core.outputs import write_file
+
     data = to_csv_bytes(df)
     out = Path(path)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
+        write_file(out, data)
     except OSError as exc:
         raise CAPInputError("cannot write the output file", file=str(out), got=exc.strerror,
                             fix="choose a writable path") from None

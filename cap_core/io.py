@@ -17,7 +17,7 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["read_table", "decode_text", "SUPPORTED_EXTENSIONS", "MAX_JSON_DEPTH"]
+__all__ = ["read_table", "decode_text", "parse_json", "SUPPORTED_EXTENSIONS", "MAX_JSON_DEPTH"]
 
 #: Extension -> format handled by :func:`read_table`.
 SUPPORTED_EXTENSIONS: dict[str, str] = {
@@ -36,6 +36,58 @@ _FALLBACK_ENCODINGS = ("cp1252", "latin-1")
 #: field nested a few hundred deep, and Python's json stops near a thousand.
 MAX_JSON_DEPTH = 16
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+
+
+def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = None,
+               what: str = "the file") -> object:
+    """Parse one JSON document (a file, or one line of a JSON-lines file) from a user's file.
+
+    The one JSON reader of the project for files it did not write itself (tool logs, baselines,
+    label stores, uploaded tables): every failure is a :class:`CAPInputError` naming the file
+    and row, never a traceback. Python's :func:`json.loads` gives up on a document nested
+    deeper than the interpreter's recursion limit (about a thousand levels) with a
+    ``RecursionError``; that is read as bad input too.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The document (bytes are decoded as UTF-8).
+    file : str, optional
+        The file it came from (named in the error).
+    row : int, optional
+        The 1-based line of a JSON-lines file (named in the error; a document's own line
+        otherwise).
+    what : str, default "the file"
+        What the document is, for the message (``"the baseline file"``).
+
+    Returns
+    -------
+    object
+        The parsed value (``NaN`` and ``Infinity`` literals are read as floats, as
+        :mod:`json` does: callers check the numbers they need).
+
+    Raises
+    ------
+    CAPInputError
+        Not UTF-8, malformed JSON (with the line and character), or nested too deeply.
+    """
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise CAPInputError(f"{what} is not UTF-8 text", file=file, row=row, expected="UTF-8 JSON",
+                            got=f"byte 0x{exc.object[exc.start]:02x} at byte {exc.start}",
+                            fix="save the file as UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise CAPInputError(f"malformed JSON in {what}", file=file, row=row if row is not None else exc.lineno,
+                            expected="one complete JSON document" + (" per line" if row is not None else ""),
+                            got=exc.doc[max(0, exc.pos - 20):exc.pos + 20] if exc.doc else "",
+                            fix=f"repair the JSON ({exc.msg} at line {exc.lineno}, character {exc.colno})") from None
+    except RecursionError:
+        raise CAPInputError(f"JSON nested too deeply in {what}", file=file, row=row,
+                            expected="lists and objects nested at most a few hundred levels deep",
+                            fix="write the data without such deep nesting (no real log or table needs it)") from None
 
 
 def decode_text(raw: bytes, name: str) -> tuple[str, list[str]]:

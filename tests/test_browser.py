@@ -242,3 +242,28 @@ def test_sidebar_judge_chips_show_whole_names(server, browser, shots):
     assert box.evaluate("e => e.scrollHeight <= e.clientHeight + 1")  # the last chip is not scrolled away
     _clean(page)
     page.close()
+
+
+def test_link_text_shows_as_text_not_as_a_link_or_an_image(server, browser, shots):
+    """Issue 21, item 2: ``?src=[Session expired](http://…)`` drew a link in the notice and
+    ``![x](http://…)`` a remote image. In chromium, with streamlit's own Markdown renderer, the
+    notice shows the link's text literally: no anchor, no image, no autolink to the host."""
+    from urllib.parse import quote
+
+    host = "evil.invalid"
+    link = (f"/choose?src={quote(f'[Session expired](http://{host}/login)')}"
+            f"&bench={quote(f'![x](http://{host}/i.png)')}&min={quote(f'see www.{host} or http://{host}/a')}")
+    page = _open(browser, server + link)
+    expect(page.get_by_role("heading", name="Choose a judge").first).to_be_visible(timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    notice = page.locator('[data-testid="stAlert"]').filter(has_text="could not be restored").first
+    expect(notice).to_be_visible(timeout=SLOW)
+    text = notice.inner_text().replace("\u200b", "")  # the invisible breaks that stop autolinks (ui.text.plain)
+    assert f"[Session expired](http://{host}/login)" in text and f"![x](http://{host}/i.png)" in text
+    assert f"www.{host}" in text
+    anchors = page.locator(f'a[href*="{host}"]').evaluate_all("els => els.map(e => e.outerHTML)")
+    assert anchors == [], anchors
+    assert page.locator(f'img[src*="{host}"]').count() == 0
+    _clean(page)
+    notice.screenshot(path=str(shots / "link_notice.png"))
+    page.close()

@@ -17,6 +17,7 @@ from cap_core.validity.annotation import DEFAULT_MIN_AGREEMENT
 from components.slot_bars import slot_bars_figure
 from ui.display import download, show_table
 from ui.state import kept, kept_upload
+from ui.text import notice
 
 N_RESAMPLES = 1000
 #: 0–1 columns of these tables, shown in percent like every rate on the pages.
@@ -103,12 +104,12 @@ def annotation_section(key: str, grades: pl.DataFrame, min_s: float) -> None:
     try:
         kept_probes, report, status, ops = annotated(*up, bar, min_s, key, grades)
     except CAPInputError as err:
-        st.error(str(err))
+        notice("error", err)
         return
     excluded = report.filter(pl.col("excluded"))
     if excluded.height:
-        st.warning("Excluded slots: " + "; ".join(f"{r['slot']} ({r['reason']})"
-                                                  for r in excluded.iter_rows(named=True)))
+        notice("warning", "Excluded slots: " + "; ".join(f"{r['slot']} ({r['reason']})"
+                                                         for r in excluded.iter_rows(named=True)))
     else:
         st.success(f"No slot excluded: every annotated slot reaches the bar of {bar_pct}%.")
     st.markdown(f"**{kept_probes.height}** of {status.height} annotated probes kept.")

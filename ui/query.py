@@ -12,14 +12,22 @@ Parameters (all optional; order does not matter)::
     min     condition minimums, e.g. C7=60,C1.low=50 (:mod:`cap_core.choice.filters`)
     fail    count | exclude: the rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`)
     items   shared | own: the items judges are compared on (:data:`cap_core.choice.pipeline.ITEM_SETS`)
-    s.KEY   a setting of the current page (its widget key, JSON value), e.g. s.cas_tau=0.53
-            (never the API base of the Live run page, which may carry a credential)
+    s.KEY   a setting of the current page (its widget key, JSON value), e.g. s.cas_tau=0.53,
+            only for the settings of :data:`LINK_SETTINGS`
 
 :func:`restore` reads the URL once per browser session, before the sidebar is drawn (a
 reload starts a new session, so it restores too); :func:`sync` writes the current view
-back after every run. A parameter that is unknown, malformed or no longer valid (a judge
-not in the data, a benchmark that is gone) is ignored and said once at the top of the
-page (:func:`show_notices`); it never stops the page.
+back after every run. A parameter that is unknown, malformed, too long or no longer valid
+(a judge not in the data, a benchmark that is gone, a value outside a widget's range) is
+ignored and said once at the top of the page (:func:`show_notices`, as plain text: a
+link's text never renders as Markdown); it never stops the page.
+
+**What a link may set.** A link is written by someone else: it may only choose what is
+*shown*. The page settings it may set are listed per page in :data:`LINK_SETTINGS` (an
+allow-list: a page not listed, such as a new one, takes nothing from a link). Nothing that
+sends requests or spends money is on it: endpoints (which may carry a key), model names,
+the judges a run calls, budgets, concurrency, repeats, the items a run sends, paths on the
+disk; those settings are neither read from a link nor written into one.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ import streamlit as st
 
 from ui import state
 
-__all__ = ["SOURCE_CODES", "restore", "sync", "show_notices", "pending", "weights_text", "parse_slider_weights"]
+__all__ = ["SOURCE_CODES", "LINK_SETTINGS", "link_may_set", "restore", "sync", "show_notices", "pending",
+           "weights_text", "parse_slider_weights"]
 
 #: URL code of each data source of the sidebar.
 SOURCE_CODES = {"default": "embedded default data", "upload": "upload", "live": "live run results",
@@ -43,13 +52,46 @@ _SIDEBAR = ("src", "fp", "bench", "judge", "pub", "preset", "w", "min", "fail", 
 #: URL parameter -> (sidebar key, allowed values) of the sidebar's choices among a few named rules.
 _CHOICES = {"fail": ("sb_failures", ("count", "exclude")), "items": ("sb_items", ("shared", "own"))}
 _PREFIX = "s."
-#: Page settings never written into the link: an API base may carry a credential (``http://user:KEY@host``).
-PRIVATE_SETTINGS = frozenset({"lr_api_base"})
+#: Page settings a link may set and holds, per page (its URL path): widget keys, or a prefix ending in
+#: ``*`` (``fr_tau_*``: one threshold per judge). Only what a page shows; never what makes a request or
+#: spends money (module notes). Every other ``s.KEY`` is ignored with a notice and never written.
+LINK_SETTINGS: dict[str, frozenset[str]] = {
+    "choose": frozenset({"cho_cond"}),
+    "compare-judges": frozenset({"cmp_a", "cmp_b", "cmp_correction", "cmp_view", "cmp_flag"}),
+    "stress": frozenset({"st_d_base", "st_d_base_sub", "st_d_str", "st_d_str_sub", "st_base", "st_stressed"}),
+    "consistency": frozenset({"cs_condition", "cs_view"}),
+    "cascades": frozenset({"cas_src", "cas_cheap", "cas_fb", "cas_tau"}),
+    # not fr_models: the judges that grade the built-in probes live (hosted models cost money)
+    "frontiers": frozenset({"fr_source", "fr_min_s", "fr_s_high", "fr_r_high", "fr_tau_*", "fr_pub", "fr_zoom",
+                            "fr_slot_pub", "fr_min_agree"}),
+    "label-audit": frozenset({"la_sets", "la_perm", "la_mode", "la_drill"}),
+    "labelling": frozenset({"lab_src", "lab_seed", "lab_jsrc", "lab_ja", "lab_jb", "lab_eff", "lab_margin"}),
+    # where the items come from only: never the judges, models, endpoint, evaluator, budgets, counts
+    "live-run": frozenset({"lr_src", "lr_bench"}),
+}
+#: Longest URL value read (characters): a page setting or a sidebar parameter; judges are counted apart.
+MAX_VALUE_LENGTH = 300
+#: Most judges a link names.
+MAX_LINK_JUDGES = 200
 #: The preset name of hand-set weights (the sidebar's last preset option).
 CUSTOM = "custom"
 #: Largest value of a condition-weight slider: weights are relative, so 0-5 in steps of 0.1 holds ratios
 #: such as 2:1:2 or 3:1 as well as every preset (CAP §5).
 MAX_WEIGHT = 5.0
+
+
+def link_may_set(key: str, page: str | None = None) -> bool:
+    """True if a link may set the page setting ``key`` on ``page`` (a URL path), or on any page when
+    ``page`` is None (:data:`LINK_SETTINGS`)."""
+    pages = LINK_SETTINGS.values() if page is None else [LINK_SETTINGS.get(page, frozenset())]
+    return any(key in allowed or any(a.endswith("*") and key.startswith(a[:-1]) for a in allowed)
+               for allowed in pages)
+
+
+def _plain_value(value: object) -> bool:
+    """A JSON value a widget can hold: text, a number, a bool, or a flat list of text and numbers."""
+    return isinstance(value, (str, int, float, bool)) or (
+        isinstance(value, list) and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in value))
 
 
 def weights_text(weights: dict[str, float]) -> str:
@@ -100,14 +142,26 @@ def restore() -> None:
     if not keys:
         return
     later: dict[str, Any] = {}
+    refused: list[str] = []
     for key in keys:
         value = qp.get(key)
+        if key == "judge":
+            judges = qp.get_all("judge")
+            if len(judges) > MAX_LINK_JUDGES or any(len(j) > MAX_VALUE_LENGTH for j in judges):
+                state.url_notice(f"Ignored the link's judges: more than {MAX_LINK_JUDGES} names or a name longer "
+                                 f"than {MAX_VALUE_LENGTH} characters.")
+            else:
+                later["judge"] = judges
+            continue
+        if len(key) > 100 or len(value) > MAX_VALUE_LENGTH:
+            state.url_notice(f"Ignored the link's parameter {key[:40]!r}: longer than {MAX_VALUE_LENGTH} characters.")
+            continue
         if key == "src":
             if value in SOURCE_CODES:
                 ss["sb_source"] = SOURCE_CODES[value]
                 if value != "default":
                     state.url_notice(f"The link was made on {SOURCE_CODES[value]}"
-                                     + (f" (fingerprint {qp.get('fp')})" if qp.get("fp") else "")
+                                     + (f" (fingerprint {qp.get('fp')[:40]})" if qp.get("fp") else "")
                                      + ", which a link cannot carry: load the same data here to see its view.")
             else:
                 state.url_notice(f"Ignored the link's data source {value!r}: expected one of {', '.join(SOURCE_CODES)}.")
@@ -148,21 +202,26 @@ def restore() -> None:
                 state.url_notice(f"Ignored the link's {key}={value!r}: expected {' or '.join(allowed)}.")
         elif key in ("bench", "fp"):
             later[key] = value
-        elif key == "judge":
-            later["judge"] = qp.get_all("judge")
         elif key.startswith(_PREFIX) and len(key) > len(_PREFIX):
+            name = key[len(_PREFIX):]
+            if not link_may_set(name):
+                refused.append(name)
+                continue
             try:
                 parsed = json.loads(value)
-            except ValueError:
-                state.url_notice(f"Ignored the link's setting {key[len(_PREFIX):]}: not a readable value.")
+            except (ValueError, RecursionError):
+                parsed = None
+            if parsed is None or not _plain_value(parsed):
+                state.url_notice(f"Ignored the link's setting {name}: not a readable value (expected text, a number "
+                                 "or a list of them).")
                 continue
-            if isinstance(parsed, (str, int, float, bool)) or (
-                    isinstance(parsed, list) and all(isinstance(x, (str, int, float)) for x in parsed)):
-                name = key[len(_PREFIX):]
-                ss.setdefault(state.STORE, {})[name] = parsed
-                ss.setdefault(state.FROM_URL, set()).add(name)
+            ss.setdefault(state.STORE, {})[name] = parsed
+            ss.setdefault(state.FROM_URL, set()).add(name)
         else:
             state.url_notice(f"Ignored the link's unknown parameter {key!r}.")
+    if refused:
+        state.url_notice(f"Ignored the link's setting(s) {', '.join(refused)}: a link cannot set them (a link only "
+                         "chooses what a page shows, never what is sent, to where, or what it costs).")
     ss[_PENDING] = later
 
 
@@ -171,15 +230,14 @@ def _settings(page: str | None) -> dict[str, str]:
     store = ss.get(state.STORE, {})
     out = {}
     for key in ss.get(state.PAGE_KEYS, {}).get(page, []):
-        if key in PRIVATE_SETTINGS:
+        if not link_may_set(key, page):  # what a link may not set, it does not hold either
             continue
         value = ss[key] if key in ss else store.get(key)
         if isinstance(value, tuple):
             value = list(value)
-        if isinstance(value, (str, int, float, bool)) or (
-                isinstance(value, list) and all(isinstance(x, (str, int, float)) for x in value)):
+        if _plain_value(value):
             text = json.dumps(value)
-            if len(text) <= 300:  # long free text stays out of the link
+            if len(text) <= MAX_VALUE_LENGTH:  # long free text stays out of the link
                 out[_PREFIX + key] = text
     return out
 
@@ -218,6 +276,8 @@ def sync() -> None:
 
 def show_notices() -> None:
     """Show (once) the notices about URL parameters that were ignored."""
+    from ui.text import plain
+
     notes = st.session_state.pop(state.NOTICES, None)
-    if notes:
-        st.warning("This link could not be restored completely:\n\n" + "\n".join(f"- {n}" for n in notes))
+    if notes:  # the notices quote the link's values: plain text, never Markdown
+        st.warning("This link could not be restored completely:\n\n" + "\n".join(f"- {plain(n)}" for n in notes))

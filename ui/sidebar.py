@@ -28,6 +28,7 @@ from components.labels import entry_label, short_label
 from ui import query
 from ui.cache import loaders as cache
 from ui.state import kept, url_notice
+from ui.text import notice
 
 SOURCES = ("embedded default data", "upload", "live run results", "labelled items")  # see ui/cache/live_run.py, ui/cache/labelling.py
 CUSTOM = query.CUSTOM
@@ -396,7 +397,7 @@ def _rules(sb, sel: Selection) -> None:
         sel.items = sb.radio("Compare judges on", list(ITEM_WORDS), format_func=ITEM_WORDS.get,
                              key=kept("sb_items", "shared", options=list(ITEM_WORDS)))
         sel.item_note = item_note(sel)
-        sb.caption(sel.item_note)
+        notice("caption", sel.item_note, where=sb)
 
 
 def _minimums(sb, sel: Selection) -> None:
@@ -410,7 +411,7 @@ def _minimums(sb, sel: Selection) -> None:
         sel.filters_text = format_filters(sel.filters)
     except CAPInputError as err:
         sel.filter_error = f"Minimums ignored: {err.problem}. Write e.g. C7=60, C1.low=50."
-        sb.warning(sel.filter_error)
+        notice("warning", sel.filter_error, where=sb)
 
 
 def render() -> Selection:
@@ -434,7 +435,7 @@ def render() -> Selection:
         _apply_link(sel, benches)
         sel.benchmark = sb.selectbox("Benchmark", benches, key=kept("sb_benchmark", benches[0], options=benches),
                                      format_func=short_label)
-        sb.caption(data_location(sel))
+        notice("caption", data_location(sel), where=sb)
         options = _entries(sel)
         _apply_link_judges(options)
         sb.html(CHIP_CSS)  # style only: streamlit puts it in the event container (no space taken)
@@ -456,6 +457,6 @@ def get_selection() -> Selection:
     """The selection stored by :func:`render`; stops the page with the error if loading failed."""
     sel = st.session_state.get("selection") or Selection(error="the sidebar has not been drawn yet")
     if sel.error:
-        st.error(sel.error)
+        notice("error", sel.error)
         st.stop()
     return sel

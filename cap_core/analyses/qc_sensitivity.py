@@ -115,7 +115,7 @@ def qc_sensitivity(ds: Dataset, flag: str = "low_quality", *, benchmarks: list[s
     bases = flagged_base_items(ds, flag)
     if bases.height == 0:
         tags = available_flags(ds)
-        raise CAPInputError(f"no item carries the flag {flag!r}", argument="flags",
+        raise CAPInputError(f"no item carries the flag {flag!r}", argument="flag",
                             expected=f"items whose flags contain {flag}",
                             got=", ".join(tags) if tags else "no flags at all",
                             fix="add a ';'-separated flags column to the items table, or pick a tag that is present")
@@ -125,13 +125,13 @@ def qc_sensitivity(ds: Dataset, flag: str = "low_quality", *, benchmarks: list[s
     else:
         none = [b for b in benchmarks if b not in flagged_benches]
         if none:
-            raise CAPInputError(f"benchmark has no item flagged {flag!r}", argument="benchmark", got=none[0],
+            raise CAPInputError(f"benchmark has no item flagged {flag!r}", argument="benchmarks", got=none[0],
                                 expected="one of " + ", ".join(flagged_benches))
     kept = exclude_flagged(ds, flag)
     empty = [b for b in benchmarks if kept.items.filter(pl.col("benchmark") == b).height == 0]
     if empty:
         raise CAPInputError(f"every item of {empty[0]} is flagged {flag!r}; nothing is left to profile",
-                            argument="flags", got=flag, fix="exclude a narrower flag")
+                            argument="flag", got=flag, fix="exclude a narrower flag")
     opts = dict(n_resamples=n_resamples, seed=seed, benchmarks=benchmarks, judges=judges, failures=failures)
     before = compute_profile(ds, **opts).profile
     after = compute_profile(kept, **opts).profile

@@ -153,6 +153,11 @@ def cross_benchmark_spearman(profile: pl.DataFrame, condition: str, views: list[
         Fewer than two views, an unknown view, or duplicate cells.
     """
     alpha = _level_iv(alpha)
+    from cap_core.schema import CONDITION_IDS
+
+    if condition not in CONDITION_IDS:
+        raise CAPInputError("unknown condition", argument="condition", expected="one of " + ", ".join(CONDITION_IDS),
+                            got=condition, fix="use the CAP Table 1 ids C1..C8")
     if views is None:
         views = [v for v in list_views(profile) if _vectors(profile, v, condition, sources)]
     if len(views) < 2:

@@ -70,8 +70,9 @@ def write_shipped_audit(runs: list[tuple[AuditResult, int]], sources: dict[str, 
     CAPInputError
         A run whose rows do not carry its permutation count.
     """
+    from cap_core.outputs import write_file
+
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
     tables, preds, seen, perms = [], [], set(), {}
     for res, n in runs:
         if not (res.table["n_permutations"] == n).all():
@@ -85,11 +86,11 @@ def write_shipped_audit(runs: list[tuple[AuditResult, int]], sources: dict[str, 
                 preds.append(res.predictions.filter((pl.col("label_set") == name)
                                                     & pl.col("predictor").is_in(list(predictions_of)))
                              .select(list(PRED_SCHEMA)))
-    pl.concat(tables).write_parquet(out / TABLE_FILE)
-    pl.concat(preds).write_parquet(out / PREDICTIONS_FILE)
+    write_file(out / TABLE_FILE, pl.concat(tables).write_parquet)
+    write_file(out / PREDICTIONS_FILE, pl.concat(preds).write_parquet)
     manifest = {"seed": seed, "n_splits": n_splits, "predictions_of": list(predictions_of),
                 "sets": {name: {"source": sources.get(name, ""), "permutations": perms[name]} for name in perms}}
-    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_file(out / MANIFEST_FILE, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return out
 
 
@@ -116,7 +117,9 @@ def read_shipped_audit(folder: Path | str | None = None) -> tuple[AuditResult, d
         if missing:
             raise CAPInputError("shipped audit figures lack a column", file=str(f), column=missing[0],
                                 expected=", ".join(schema), fix="rebuild data/ with `make data`")
-    manifest = json.loads(files[2].read_text(encoding="utf-8"))
+    from cap_core.io import parse_json
+
+    manifest = parse_json(files[2].read_bytes(), file=str(files[2]), what="the audit manifest")
     return AuditResult(table.select(list(AUDIT_SCHEMA)), preds.select(list(PRED_SCHEMA))), manifest
 
 

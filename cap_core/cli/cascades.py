@@ -29,7 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import SEED, int_between
+from cap_core.cli.options import BOOTSTRAP, SEED, int_between, output_file
 
 __all__ = ["register"]
 
@@ -37,7 +37,7 @@ __all__ = ["register"]
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", type=Path, required=True, help="dataset directory")
     p.add_argument("--benchmark", required=True)
-    p.add_argument("--out", type=Path, required=True, help="CSV file to write")
+    p.add_argument("--out", type=output_file, required=True, help="CSV file to write")
 
 
 def register(sub) -> None:
@@ -48,21 +48,21 @@ def register(sub) -> None:
     c.add_argument("--fallback", action="append", required=True, help="fallback judge (repeatable)")
     c.add_argument("--method", default="auto", help="confidence: auto, recorded, margin, decisive")
     c.add_argument("--splits", type=int_between(1, 10_000), default=50, help="seeded half splits for cross-fitting")
-    c.add_argument("--bootstrap", type=int, default=1000)
+    c.add_argument("--bootstrap", type=BOOTSTRAP, default=1000)
     c.add_argument("--seed", type=SEED, default=0)
     c.add_argument("--prices", type=Path, help="price table CSV (default cap_core/cascades/price_table.csv)")
     c.set_defaults(handler=_cascade)
     j = sub.add_parser("jury", help="majority jury vs the most accurate single judge")
     _common(j)
     j.add_argument("--judge", action="append", required=True, help="juror (repeat, at least 3)")
-    j.add_argument("--bootstrap", type=int, default=1000)
+    j.add_argument("--bootstrap", type=BOOTSTRAP, default=1000)
     j.add_argument("--seed", type=SEED, default=0)
     j.set_defaults(handler=_jury)
     a = sub.add_parser("agreement", help="judge-judge and judge-label agreement (exact, kappa)")
     _common(a)
     a.add_argument("--judge", action="append", required=True)
     a.add_argument("--cheap", help="also count repeats of this judge's errors")
-    a.add_argument("--repeated", type=Path, help="CSV for the repeated-error table (with --cheap)")
+    a.add_argument("--repeated", type=output_file, help="CSV for the repeated-error table (with --cheap)")
     a.set_defaults(handler=_agreement)
     g = sub.add_parser("graded", help="graded (ordinal) verdicts vs ordinal labels: exact, within-one, QWK, shift")
     src = g.add_mutually_exclusive_group(required=True)
@@ -73,13 +73,13 @@ def register(sub) -> None:
     g.add_argument("--label", default="gold", help="label column (default gold)")
     g.add_argument("--jury", action="append", help="juror column of a median jury (repeat, at least 2)")
     g.add_argument("--upper-median", action="store_true", help="even juries take the upper median (default lower)")
-    g.add_argument("--out", type=Path, required=True, help="CSV file to write")
+    g.add_argument("--out", type=output_file, required=True, help="CSV file to write")
     g.set_defaults(handler=_graded)
     cf = sub.add_parser("confidence", help="confidence AUROC and error by confidence band per judge")
     _common(cf)
     cf.add_argument("--judge", action="append", required=True, help="judge with a confidence or scores (repeatable)")
     cf.add_argument("--method", default="auto", help="confidence: auto, recorded, margin, decisive")
-    cf.add_argument("--bands-out", type=Path, help="CSV of the error rate per confidence band")
+    cf.add_argument("--bands-out", type=output_file, help="CSV of the error rate per confidence band")
     cf.set_defaults(handler=_confidence)
 
 
@@ -102,10 +102,10 @@ def _cascade(args) -> str:
 
     ds = load_dataset(args.data)
     prices = load_prices(args.prices)
+    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices)  # checks first
     for note in cost_notices(cost_summary(ds, args.benchmark, list(dict.fromkeys([args.cheap, *args.fallback])),
                                           prices)):
         print(f"notice: {note}", file=sys.stderr)
-    d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices)
     curve = pl.concat([cascade_curve(d, fb).with_columns(pl.lit(fb).alias("fallback")) for fb in d.fallbacks])
     _write(curve.select("fallback", "tau", "accuracy", "deferral_pct", "usd_per_1000"), args.out)
     o = oracle(d)

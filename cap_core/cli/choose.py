@@ -22,11 +22,13 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.cli.options import (
+    BOOTSTRAP,
+    LEVEL,
     SEED,
     add_failures,
     add_items,
     check_outputs,
-    int_between,
+    output_file,
 )
 from cap_core.errors import CAPInputError
 
@@ -50,10 +52,11 @@ def register(sub) -> None:
                        "differences from the leader (Holm-corrected) and write the scores CSV.",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(p, PRESETS)
-    p.add_argument("--out", type=Path, required=True, help="scores CSV to write")
-    p.add_argument("--profile-out", type=Path, help="also write the full profile CSV")
-    p.add_argument("--html", type=Path, help="also write a self-contained HTML report (one benchmark)")
-    p.add_argument("--lock", type=Path, help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
+    p.add_argument("--out", type=output_file, required=True, help="scores CSV to write")
+    p.add_argument("--profile-out", type=output_file, help="also write the full profile CSV")
+    p.add_argument("--html", type=output_file, help="also write a self-contained HTML report (one benchmark)")
+    p.add_argument("--lock", type=output_file,
+                   help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
     p.add_argument("--fail-below", action="append", default=[], metavar="JUDGE=N",
                    help="gate: exit 1 when JUDGE's weighted score (JUDGE=N) or condition (JUDGE:C7=N) is below N")
     p.add_argument("--baseline", type=Path, help="gate: exit 1 when a judge is significantly below this locked baseline")
@@ -65,7 +68,7 @@ def register(sub) -> None:
                        epilog="exit codes:\n  0  the report was written\n  2  bad input (one line on stderr)",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(r, PRESETS)
-    r.add_argument("--out", type=Path, required=True, help="HTML file to write")
+    r.add_argument("--out", type=output_file, required=True, help="HTML file to write")
     r.set_defaults(handler=_report)
 
 
@@ -79,9 +82,9 @@ def _inputs(p: argparse.ArgumentParser, presets) -> None:
                    help="minimum per condition: C7=60 on the value, C7.low=60 on the interval's lower bound "
                    "(repeatable or comma-separated); judges below are filtered out and listed")
     p.add_argument("--published", action="store_true", help="include the published CAP judges of the benchmark")
-    p.add_argument("--bootstrap", type=int_between(100, 100_000), default=1000, help="resamples (default 1000)")
+    p.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="resamples (default 1000)")
     p.add_argument("--seed", type=SEED, default=0)
-    p.add_argument("--level", type=float, default=0.95, help="interval level and 1 - alpha of the Holm correction")
+    p.add_argument("--level", type=LEVEL, default=0.95, help="interval level and 1 - alpha of the Holm correction")
     add_failures(p)
     add_items(p)
 
@@ -122,6 +125,8 @@ def _gates(specs: list[str]) -> list[tuple[str, str | None, float]]:
 def _choose(args: argparse.Namespace) -> str:
     from cap_core.bootstrap import check_bootstrap_args
     from cap_core.choice.baseline import (
+        check_baseline_items,
+        check_baseline_weights,
         compare_to_baseline,
         lock_baseline,
         read_baseline,
@@ -130,6 +135,7 @@ def _choose(args: argparse.Namespace) -> str:
     from cap_core.choice.pipeline import run_choice
     from cap_core.dataset import load_dataset
     from cap_core.export import write_csv
+    from cap_core.outputs import write_file
     from cap_core.profile.weights import PRESETS
 
     check_bootstrap_args(args.bootstrap, args.seed, args.level)
@@ -151,6 +157,19 @@ def _choose(args: argparse.Namespace) -> str:
     if unknown:
         raise CAPInputError("unknown benchmark", argument="--benchmark", got=unknown[0],
                             expected="one of " + ", ".join(ds.benchmarks), fix="name a benchmark of the dataset")
+    if baseline is not None:  # everything about the baseline is checked before the estimate
+        if baseline["benchmark"] not in benches:
+            raise CAPInputError("the baseline's benchmark was not ranked", argument="--baseline",
+                                got=baseline["benchmark"], expected="one of " + ", ".join(benches),
+                                fix=f"add --benchmark {baseline['benchmark']}")
+        check_baseline_weights(baseline, weights)
+        check_baseline_items(baseline, ds, args.baseline)
+        locked = {s["judge"] for s in baseline["scores"]}
+        for judge in args.gate_judge or []:
+            if judge not in locked:
+                raise CAPInputError("a gated judge is not in the baseline", argument="--gate-judge", got=judge,
+                                    expected="one of " + ", ".join(sorted(locked)),
+                                    fix="name a judge the baseline was locked with")
     if (args.html or args.lock) and len(benches) != 1:
         raise CAPInputError("--html and --lock describe one benchmark", argument="--benchmark", got=benches,
                             expected="exactly one --benchmark", fix="add --benchmark NAME")
@@ -159,6 +178,13 @@ def _choose(args: argparse.Namespace) -> str:
         from cap_core.profile.published import load_published_profiles
 
         published = load_published_profiles()
+    judged = set(ds.judgments.filter(pl.col("benchmark").is_in(benches))["judge"].unique().to_list())
+    if published is not None:
+        judged |= set(published.filter(pl.col("benchmark").is_in(benches))["judge"].unique().to_list())
+    for judge, _, _ in gates:  # a name no judge of these benchmarks has: refused before the estimate
+        if judge not in judged:
+            raise CAPInputError("a gated judge is not a judge of the benchmark", argument="--fail-below", got=judge,
+                                expected="one of " + ", ".join(sorted(judged)), fix="name a judge of the benchmark")
     fp = ds.fingerprint()
     boards, profiles, choices = [], [], {}
     for bench in benches:
@@ -189,15 +215,12 @@ def _choose(args: argparse.Namespace) -> str:
         if args.html:
             from cap_core.choice.report import html_report
 
-            args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(html_report(ch, rows, benchmark=bench, filters=filters, fingerprint=fp,
-                                             level=args.level, resamples=args.bootstrap, seed=args.seed),
-                                 encoding="utf-8")
+            write_file(args.html, html_report(ch, rows, benchmark=bench, filters=filters, fingerprint=fp,
+                                              level=args.level, resamples=args.bootstrap, seed=args.seed))
         if args.lock:
             doc = lock_baseline(ds, bench, ch.leaderboard, ch.weights, filters=format_filters(filters),
                                 level=args.level, resamples=args.bootstrap, seed=args.seed, fingerprint=fp)
-            args.lock.parent.mkdir(parents=True, exist_ok=True)
-            args.lock.write_text(json.dumps(doc), encoding="utf-8")
+            write_file(args.lock, json.dumps(doc))
     failures = _check_gates(gates, board, choices)
     if baseline is not None:
         bench = baseline["benchmark"]

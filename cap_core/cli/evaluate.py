@@ -23,7 +23,15 @@ import sys
 from pathlib import Path
 
 from cap_core.cli.judge import _progress, as_option
-from cap_core.cli.options import add_call_options, check_call_options
+from cap_core.cli.options import (
+    BOOTSTRAP,
+    SEED,
+    add_call_options,
+    cache_folder,
+    check_call_options,
+    input_or_name,
+    output_folder,
+)
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -47,7 +55,7 @@ def register(subparsers) -> None:
                    help="litellm model string (repeatable); choice:<model> reads answer-token probabilities; "
                         "smollm/choice is the offline choice judge")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server (vLLM, llama.cpp, Ollama)")
-    p.add_argument("--out", required=True, type=Path, help="output dataset folder")
+    p.add_argument("--out", required=True, type=output_folder, help="output dataset folder")
     p.add_argument("--only", action="append", help="benchmark id to keep (repeatable; e.g. judgebench)")
     p.add_argument("--subset", action="append", help="native subset to keep (repeatable; e.g. knowledge)")
     p.add_argument("--limit", type=int, help="judge only the first N base items of each benchmark")
@@ -59,11 +67,12 @@ def register(subparsers) -> None:
     p.add_argument("--augment", action="store_true", help="also judge style and length variants of the items")
     p.add_argument("--generator", help="model that writes the variants (default: offline rules)")
     p.add_argument("--families", type=Path, help="model-family table for self-preference (CSV family,pattern)")
-    p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
+    p.add_argument("--template", default="pairwise", type=input_or_name,
+                   help="built-in template name or a template file")
     add_call_options(p)
-    p.add_argument("--cache", type=Path, default=None, help="judging cache (default: the project cache)")
-    p.add_argument("--bootstrap", type=int, default=1000, help="resamples of the reliability intervals")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cache", type=cache_folder, default=None, help="judging cache (default: the project cache)")
+    p.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="resamples of the reliability intervals")
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--dry-run", action="store_true", help="print the cost estimate and stop")
     p.set_defaults(handler=_evaluate)
 
@@ -110,10 +119,13 @@ def _run(args: argparse.Namespace) -> str:
           + (" (augmented variants add their calls)" if args.augment else ""), file=sys.stderr)
     if args.dry_run:
         return f"dry run: nothing sent ({est['to_send']} calls would be sent)"
-    res = evaluate_candidates(args.benchmark, args.source, spec, args.out, cache_dir=cache, only=args.only,
-                              subsets=args.subset, limit=args.limit, augment=args.augment, generator=args.generator,
-                              families=args.families, n_resamples=args.bootstrap, seed=args.seed,
-                              on_progress=_progress)
+    from cap_core.outputs import kept
+
+    with kept():  # the run's files stay even if it is refused afterwards: its calls were made and paid for
+        res = evaluate_candidates(args.benchmark, args.source, spec, args.out, cache_dir=cache, only=args.only,
+                                  subsets=args.subset, limit=args.limit, augment=args.augment,
+                                  generator=args.generator, families=args.families, n_resamples=args.bootstrap,
+                                  seed=args.seed, on_progress=_progress)
     print(file=sys.stderr)
     s = res.run.stats
     if s.get("halted"):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from cap_core.cli.options import cache_folder, output_folder
 
 __all__ = ["register"]
 
@@ -23,10 +24,10 @@ def register(subparsers) -> None:
     """Add the ``fetch`` verb."""
     p = subparsers.add_parser("fetch", help="download a public benchmark from the Hugging Face Hub into a folder")
     p.add_argument("name", nargs="?", help="benchmark name (see --list)")
-    p.add_argument("--out", type=Path, help="folder to fill (new or empty)")
+    p.add_argument("--out", type=output_folder, help="folder to fill (new or empty)")
     p.add_argument("--list", action="store_true", help="list the fetchable benchmarks and exit")
     p.add_argument("--revision", help="Hub branch, tag or commit (default: the default branch)")
-    p.add_argument("--cache-dir", type=Path, help="huggingface_hub cache folder (default: the library's)")
+    p.add_argument("--cache-dir", type=cache_folder, help="huggingface_hub cache folder (default: the library's)")
     p.add_argument("--offline", action="store_true", help="use only a cached copy (as HF_HUB_OFFLINE=1)")
     p.add_argument("--force", action="store_true", help="fill a non-empty --out folder")
     p.set_defaults(handler=_fetch)

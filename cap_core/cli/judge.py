@@ -17,9 +17,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from cap_core.cli.options import add_call_options, check_call_options
+from cap_core.cli.options import (
+    add_call_options,
+    cache_folder,
+    check_call_options,
+    input_or_name,
+    output_folder,
+)
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -28,17 +33,19 @@ __all__ = ["register"]
 def register(subparsers) -> None:
     """Add the ``judge`` verb."""
     p = subparsers.add_parser("judge", help="run LLM judges (litellm) on items; cached, resumable")
-    p.add_argument("--items", required=True, help="'testbed', a directory or a table with question/response_a/response_b")
+    p.add_argument("--items", required=True, type=input_or_name,
+                   help="'testbed', a directory or a table with question/response_a/response_b")
     p.add_argument("--model", action="append", required=True, help="litellm model string (repeatable)")
     p.add_argument("--orders", default="AB,BA", help="AB, BA or AB,BA (default)")
     p.add_argument("--variants", help="comma-separated variants to judge (default all)")
     p.add_argument("--limit", type=int, help="judge only the first N base items")
     p.add_argument("--evaluator", help="rationale evaluator model for C8 (not one of the judges)")
-    p.add_argument("--cache", type=Path, default=None,
+    p.add_argument("--cache", type=cache_folder, default=None,
                    help="judging cache directory (created; default: the project cache, $CAP_CACHE_DIR)")
-    p.add_argument("--out", type=Path, required=True, help="run/dataset directory to write")
+    p.add_argument("--out", type=output_folder, required=True, help="run/dataset directory to write")
     p.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
-    p.add_argument("--template", default="pairwise", help="built-in template name or a template file")
+    p.add_argument("--template", default="pairwise", type=input_or_name,
+                   help="built-in template name or a template file")
     p.add_argument("--temperature", type=float, default=None, help="default 0, or 0.7 with --repeats above 1")
     p.add_argument("--repeats", type=int, default=1, help="judge every item K times (test-retest: writes "
                    "repeats.parquet and reliability.csv)")
@@ -125,7 +132,10 @@ def _run(args: argparse.Namespace) -> str:
         items = items.filter(pl.col("base_item_id").is_in(keep))
     from cap_core.config import cache_dir
 
-    res = run_judging(items, spec, cache_dir=args.cache or cache_dir(), out_dir=args.out, on_progress=_progress)
+    from cap_core.outputs import kept
+
+    with kept():  # the run's files stay even if it is refused afterwards: its calls were made and paid for
+        res = run_judging(items, spec, cache_dir=args.cache or cache_dir(), out_dir=args.out, on_progress=_progress)
     print(file=sys.stderr)
     s = res.stats
     if res.judgments.height == 0:

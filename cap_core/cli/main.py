@@ -26,6 +26,11 @@ Further verbs come from the modules listed in :data:`EXTENSIONS`; each defines
 ``register(subparsers)`` that adds its parsers and sets ``handler=<function(args) -> str>``
 with ``set_defaults``.
 
+Before a verb reads or writes anything, every output path is checked against every input
+(:func:`cap_core.cli.options.check_paths`: an output that is an input, two outputs on one path,
+a folder that refuses files); the verb then runs inside
+:func:`cap_core.outputs.all_or_nothing`, so a run refused half-way leaves no file.
+
 Exit codes: 0 success; 2 for every failure the user can cause, with one line on stderr
 (``error: ...``): a :class:`~cap_core.errors.CAPInputError` naming the file, row and
 column or the option (``argument `--bootstrap```), what was expected and the fix; a bad
@@ -41,17 +46,26 @@ import os
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import SEED, add_failures
+from cap_core.cli.options import (
+    BOOTSTRAP,
+    LEVEL,
+    MIN_CLI_RESAMPLES,
+    SEED,
+    add_failures,
+    int_between,
+    output_file,
+    output_folder,
+)
 from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
 
 #: Function arguments whose command-line option has another name.
 _OPTION_OF = {"n_resamples": "bootstrap"}
+#: Function arguments that only ever come from one option (``benchmarks`` <- ``--benchmark``, repeatable):
+#: the error names the option whatever value it reports (one of a list, a count, the tags present).
+_ALWAYS_OPTION_OF = {"benchmarks": "benchmark", "judges": "judge", "flag": "flag"}
 
-#: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are
-#: one or two replicates and the interval means little.
-MIN_CLI_RESAMPLES = 100
 
 #: Modules adding further verbs (each exposes ``register(subparsers)``).
 EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "cap_core.cli.validity", "cap_core.cli.judge",
@@ -90,21 +104,21 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         takers = ", ".join(k for k, f in FORMATS.items() if name in f.options)
         imp.add_argument("--" + name.replace("_", "-"), type=Path if name in PATH_OPTIONS else str,
                          help=f"({takers}) {what}")
-    imp.add_argument("--out", type=Path, required=True, help="dataset directory to write")
+    imp.add_argument("--out", type=output_folder, required=True, help="dataset directory to write")
 
     bd = sub.add_parser("build-default", help="rebuild the embedded default data")
     bd.add_argument("--shared", type=Path, help="public data folder holding data/ and published/ "
                     "(default: the one beside the repository)")
-    bd.add_argument("--out", type=Path, help="data folder to write (default: the repository's data/)")
+    bd.add_argument("--out", type=output_folder, help="data folder to write (default: the repository's data/)")
     bd.add_argument("--no-audit", action="store_true", help="skip the label-set audits (data/audit left as it is)")
 
     pr = sub.add_parser("profile", help="compute CAP profiles with bootstrap CIs")
     pr.add_argument("--data", type=Path, required=True)
     pr.add_argument("--benchmark", action="append", help="restrict to a benchmark (repeatable)")
     pr.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
-    pr.add_argument("--bootstrap", type=int, default=1000, help="number of resamples (default 1000)")
+    pr.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="number of resamples (default 1000)")
     pr.add_argument("--seed", type=SEED, default=0)
-    pr.add_argument("--level", type=float, default=0.95)
+    pr.add_argument("--level", type=LEVEL, default=0.95)
     pr.add_argument("--by-subset", action="store_true", help="also profile each native subset "
                     "(items without one form '(missing)'; 'all' is the micro value, macro_pa the subsets' mean)")
     pr.add_argument("--verdicts", choices=["derived", "recorded"], default="derived",
@@ -116,12 +130,13 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
                     help="where the per-base-item statistics are computed: in memory (default), streamed from "
                          "Parquet (larger than memory) or on a Dask cluster; the bootstrap always runs here")
     pr.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a local cluster")
-    pr.add_argument("--workers", type=int, default=2, help="workers of the local Dask cluster (default 2)")
-    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--workers", type=int_between(1, 256), default=2,
+                    help="workers of the local Dask cluster (default 2)")
+    pr.add_argument("--out", type=output_file, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
     cv.add_argument("--data", type=Path, required=True)
-    cv.add_argument("--out", type=Path, required=True)
+    cv.add_argument("--out", type=output_file, required=True)
 
     sm = sub.add_parser("summary", help="per judge: items received, verdicts, tie and unparsed rates (no gold needed)")
     sm.add_argument("--data", type=Path, required=True)
@@ -272,6 +287,9 @@ _VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "summar
 
 def _as_option(err: CAPInputError, args: argparse.Namespace) -> CAPInputError:
     """Name the command-line option (``--bootstrap``) of an error about a function argument."""
+    always = _ALWAYS_OPTION_OF.get(err.argument or "")
+    if always and getattr(args, always, None) is not None:
+        return err.replace(argument="--" + always)
     dest = _OPTION_OF.get(err.argument or "", err.argument or "").replace("-", "_")
     value = getattr(args, dest, None) if dest else None
     same = value == err.got or (isinstance(value, float) and isinstance(err.got, float) and value != value
@@ -291,11 +309,14 @@ def main(argv: list[str] | None = None) -> int:
     verb = words[0] if words and not words[0].startswith("-") else None
     args = build_parser(verb).parse_args(argv)
     try:
-        from cap_core.cli.options import check_outputs
+        from cap_core.cli.options import check_paths, paths_of
+        from cap_core.outputs import all_or_nothing
 
-        # every --*-out is a file: refuse a folder before the verb writes its first output
-        check_outputs(**{k: v for k, v in vars(args).items() if k.endswith("_out") and isinstance(v, Path)})
-        print(args.handler(args))
+        # every output against every input, before the verb reads or writes anything; then
+        # the verb's files appear together or, if it is refused half-way, not at all
+        check_paths(*paths_of(args))
+        with all_or_nothing():
+            print(args.handler(args))
     except CAPInputError as err:
         print(f"error: {_one_line(_as_option(err, args))}", file=sys.stderr)
         return 2

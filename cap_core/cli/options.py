@@ -1,14 +1,19 @@
-"""Argument types shared by the verbs: bounded integers, so a bad count or seed is refused by
-the parser (one line, exit status 2) before any work starts."""
+"""Argument types shared by the verbs: bounded integers and finite numbers, so a bad count, seed
+or margin is refused by the parser (one line, exit status 2) before any work starts; and the
+roles of path options (input, output file, output folder, cache), from which the CLI checks
+every output against every input before a verb reads or writes anything (:func:`check_paths`)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from cap_core.config import MAX_RESAMPLES
 from cap_core.errors import CAPInputError
 
-__all__ = ["int_between", "SEED", "check_outputs", "add_call_options", "check_call_options", "add_failures",
+__all__ = ["int_between", "finite_between", "SEED", "BOOTSTRAP", "LEVEL", "MIN_CLI_RESAMPLES", "check_paths",
+           "check_outputs", "paths_of", "output_file", "output_folder", "cache_folder", "input_or_name", "OutputFile",
+           "OutputFolder", "CacheFolder", "InputName", "add_call_options", "check_call_options", "add_failures",
            "add_items"]
 
 
@@ -32,24 +37,204 @@ def int_between(low: int, high: int):
 SEED = int_between(0, 2**32 - 1)
 
 
-def check_outputs(**paths: Path | None) -> None:
-    """Refuse output paths that cannot be files before anything is computed or written.
+class OutputFile(type(Path())):
+    """A path option naming a file the verb writes (``type=output_file``)."""
 
-    ``paths`` maps an option name with underscores (``profile_out``) to its path (``None``:
-    not given). A path that is an existing directory, or whose parent is an existing file,
-    raises :class:`CAPInputError` naming the option (``--profile-out``), so a verb never
-    leaves its first files behind when a later one cannot be written.
+
+class OutputFolder(type(Path())):
+    """A path option naming a folder the verb writes files into (``type=output_folder``)."""
+
+
+class CacheFolder(type(Path())):
+    """A path option naming the judging cache (read and written by design; ``type=cache_folder``)."""
+
+
+class InputName(str):
+    """A text option that is a name or the path of an input (``type=input_or_name``: ``--items testbed``)."""
+
+
+def output_file(text: str) -> OutputFile:
+    """``argparse`` type of an option naming a file the verb writes (checked by :func:`check_paths`)."""
+    return OutputFile(text)
+
+
+def output_folder(text: str) -> OutputFolder:
+    """``argparse`` type of an option naming a folder the verb writes into (checked by :func:`check_paths`)."""
+    return OutputFolder(text)
+
+
+def cache_folder(text: str) -> CacheFolder:
+    """``argparse`` type of the judging cache option (not an input nor an output for :func:`check_paths`)."""
+    return CacheFolder(text)
+
+
+def input_or_name(text: str) -> InputName:
+    """``argparse`` type of an option that is a built-in name or an input path (an input when it exists)."""
+    return InputName(text)
+
+
+def finite_between(low: float, high: float, *, low_open: bool = False, high_open: bool = False):
+    """An ``argparse`` type accepting finite numbers from ``low`` to ``high`` (bounds excluded with
+    ``low_open`` / ``high_open``); nan, inf and text are refused with the range stated."""
+    import math
+
+    span = (f"{'above' if low_open else 'from'} {low:g} {'and below' if high_open else 'to'} {high:g}")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number {span}, got {text!r}") from None
+        if (not math.isfinite(value) or value < low or value > high or (low_open and value == low)
+                or (high_open and value == high)):
+            raise argparse.ArgumentTypeError(f"expected a finite number {span}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: Fewest resamples the CLI accepts: below this the 2.5% / 97.5% percentiles are one or two
+#: replicates and the interval means little.
+MIN_CLI_RESAMPLES = 100
+#: ``--bootstrap`` of every verb: 100 resamples to :data:`cap_core.config.MAX_RESAMPLES`.
+BOOTSTRAP = int_between(MIN_CLI_RESAMPLES, MAX_RESAMPLES)
+#: ``--level`` of every verb: a confidence level strictly between 0 and 1.
+LEVEL = finite_between(0, 1, low_open=True, high_open=True)
+
+
+def _reads(folder: Path, path: Path, option: str) -> bool:
+    """True if a verb reading the input ``folder`` (given as ``option``) reads the existing file
+    ``path`` inside it.
+
+    A dataset folder (``--data``, or a folder holding ``items.parquet`` or judgments) is read for
+    its top-level ``*.parquet`` tables, ``notices.txt`` and ``judgments/`` parts; any other input
+    folder (a benchmark copy, a folder of logs) may be read whole, so every file in it counts.
     """
-    for name, path in paths.items():
-        if path is None:
-            continue
-        path = Path(path)
-        bad = "is a directory" if path.is_dir() else next(
-            (f"{p} is a file" for p in path.parents if p.exists() and not p.is_dir()), None)
-        if bad:
-            raise CAPInputError("an output path cannot be written as a file", argument="--" + name.replace("_", "-"),
-                                got=f"{path} ({bad})", expected="a file path in a folder",
-                                fix="name a file, e.g. out/scores.csv")
+    if not path.is_file():
+        return False
+    rel = path.relative_to(folder)
+    dataset = (option == "--data" or (folder / "items.parquet").is_file()
+               or (folder / "judgments.parquet").is_file())
+    if not dataset:
+        return True
+    return rel.parts[0] == "judgments" or (len(rel.parts) == 1 and (path.suffix == ".parquet"
+                                                                    or path.name == "notices.txt"))
+
+
+def _writable(folder: Path) -> bool:
+    """True if a file can be created in ``folder`` (or, when it does not exist yet, in its nearest
+    existing parent): tried with a temporary file that is removed at once."""
+    import os
+    import tempfile
+
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        return False
+    try:
+        fd, name = tempfile.mkstemp(dir=existing, prefix=".cap-write-test-")
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path != folder and folder in path.parents
+
+
+def _same(a: Path, b: Path) -> bool:
+    if a == b:
+        return True
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return False
+
+
+def check_paths(inputs: dict[str, Path], files: dict[str, Path], folders: dict[str, Path]) -> None:
+    """Refuse output paths that cannot be written, or would destroy an input, before anything is read or written.
+
+    Parameters
+    ----------
+    inputs, files, folders : dict of str to Path
+        Option name (``--data``, ``PATH``) -> path, for the inputs the verb reads, the files it
+        writes and the folders it writes into (options not given are left out).
+
+    Raises
+    ------
+    CAPInputError
+        Naming the option: an output file that is an existing folder, or whose parent is a
+        file; an output folder that is an existing file; two outputs with one path; an output
+        file that is an input, or an existing file the verb reads inside an input folder; an
+        output folder that is an input, holds an input, or lies in an input folder and already
+        holds files (which it may replace).
+    """
+    def refuse(option: str, path: Path, problem: str, fix: str) -> None:
+        raise CAPInputError(problem, argument=option, got=str(path), fix=fix)
+
+    ins = {opt: Path(p).resolve() for opt, p in inputs.items()}
+    seen: dict[Path, str] = {}
+    for kind, outs in (("file", files), ("folder", folders)):
+        for opt, raw in outs.items():
+            path = Path(raw)
+            where = path.resolve()
+            if kind == "file" and path.is_dir():
+                refuse(opt, path, "an output file is an existing folder", "name a file, e.g. out/scores.csv")
+            if kind == "folder" and path.exists() and not path.is_dir():
+                refuse(opt, path, "an output folder is an existing file", "name a new or empty folder")
+            blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+            if blocker is not None:
+                refuse(opt, path, f"an output path lies under a file ({blocker} is a file)",
+                       "name a path in a folder")
+            if not _writable(path if kind == "folder" else path.parent):
+                refuse(opt, path, "the output cannot be written there (the folder refuses new files)",
+                       "name a path in a folder you can write to")
+            if where in seen:
+                refuse(opt, path, f"two outputs share one path (also {seen[where]})",
+                       "give every output its own path")
+            seen[where] = opt
+            for in_opt, src in ins.items():
+                if _same(where, src):
+                    refuse(opt, path, f"an output is the input of {in_opt}", "write the output to another path; "
+                           "the input stays as it is")
+                if src.is_dir() and _inside(where, src):
+                    if kind == "file" and _reads(src, where, in_opt):
+                        refuse(opt, path, f"the output would replace a file of the input folder of {in_opt}",
+                               "write the output outside the input folder, or under a new name")
+                    if kind == "folder" and where.is_dir() and any(where.iterdir()):
+                        refuse(opt, path, f"the output folder lies in the input folder of {in_opt} and holds "
+                               "files", "name a new or empty folder outside the input")
+                if kind == "folder" and _inside(src, where):
+                    refuse(opt, path, f"the output folder holds the input of {in_opt}",
+                           "name an output folder that does not contain the input")
+
+
+def check_outputs(**paths: Path | None) -> None:
+    """Refuse output files that cannot be files (:func:`check_paths` with no inputs); ``paths`` maps an
+    option name with underscores (``profile_out``) to its path (``None``: not given)."""
+    check_paths({}, {"--" + k.replace("_", "-"): p for k, p in paths.items() if p is not None}, {})
+
+
+def paths_of(args: argparse.Namespace) -> tuple[dict[str, Path], dict[str, Path], dict[str, Path]]:
+    """``(inputs, files, folders)`` of a parsed command line for :func:`check_paths`, from the option
+    types: :class:`OutputFile`, :class:`OutputFolder`, plain paths (inputs), :class:`InputName` values
+    that exist (inputs); :class:`CacheFolder` is neither."""
+    inputs, files, folders = {}, {}, {}
+    for dest, value in vars(args).items():
+        opt = dest.upper() if dest in ("path", "name", "kind") else "--" + dest.replace("_", "-")
+        for i, v in enumerate(value if isinstance(value, list) else [value]):
+            key = opt if not isinstance(value, list) or len(value) == 1 else f"{opt} ({i + 1})"
+            if isinstance(v, OutputFile):
+                files[key] = v
+            elif isinstance(v, OutputFolder):
+                folders[key] = v
+            elif isinstance(v, CacheFolder):
+                continue
+            elif isinstance(v, Path) or (isinstance(v, InputName) and Path(v).exists()):
+                inputs[key] = Path(v)
+    return inputs, files, folders
 
 
 def add_failures(p: argparse.ArgumentParser) -> None:
@@ -72,7 +257,8 @@ def add_call_options(p: argparse.ArgumentParser) -> None:
     concurrency, retries and timeout, with one set of defaults."""
     p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
-    p.add_argument("--budget-usd", type=float, help="stop sending once this many dollars are spent")
+    p.add_argument("--budget-usd", type=finite_between(0, 1_000_000),
+                   help="stop sending once this many dollars are spent (a finite number; leave it out for no limit)")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--max-retries", type=int, default=4)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
@@ -84,7 +270,7 @@ def check_call_options(args: argparse.Namespace) -> float:
     if args.max_retries < 0:
         raise CAPInputError("retries must be a non-negative integer", argument="--max-retries",
                             expected="0 or more retries per call", got=args.max_retries, fix="e.g. --max-retries 4")
-    if not args.timeout > 0:
+    if not 0 < args.timeout < float("inf"):
         raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
-                            expected="seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
+                            expected="finite seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
     return args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)

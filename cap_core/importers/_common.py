@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.errors import CAPInputError
-from cap_core.io import decode_text
+from cap_core.io import decode_text, parse_json
 from cap_core.schema import DECLARATION_SCHEMA
 
 ORDER_OPERATOR = (
@@ -43,12 +42,7 @@ def load_json(path: Path) -> object:
             raise CAPInputError("not a readable gzip file", file=str(path), got=type(exc).__name__,
                                 fix="re-compress it with gzip, or pass the uncompressed file") from None
     text, _ = decode_text(raw, path.name)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CAPInputError(
-            "malformed JSON", file=str(path), row=exc.lineno, fix=f"repair the file ({exc.msg})"
-        ) from None
+    return parse_json(text, file=str(path))
 
 
 def load_jsonl(path: Path) -> list[dict]:
@@ -58,12 +52,7 @@ def load_jsonl(path: Path) -> list[dict]:
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CAPInputError(
-                "malformed JSON line", file=str(path), row=i, got=line[:80], fix=f"repair line {i} ({exc.msg})"
-            ) from None
+        rec = parse_json(line, file=str(path), row=i)
         if not isinstance(rec, dict):
             raise CAPInputError("JSON line is not an object", file=str(path), row=i, got=type(rec).__name__)
         out.append(rec)

@@ -23,7 +23,6 @@ stored, never benchmark text. The build is deterministic (seed 0).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from cap_core import config
@@ -174,18 +173,18 @@ def build_default(shared: Path | str | None = None, out: Path | str | None = Non
     """
     from cap_core.importers.pandalm import import_pandalm, import_pandalm_graded
     from cap_core.importers.real_gradings import build_real_gradings
+    from cap_core.outputs import write_file
 
     shared, out = _build_default_iv(DEFAULT_PUBLIC_DATA if shared is None else shared,
                                     config.data_dir() if out is None else out)
     ds = load_default_sources(shared)
     save_dataset(ds, out / "default")
-    (out / "default" / "notices.txt").write_text("\n".join(ds.notices) + "\n", encoding="utf-8")
+    write_file(out / "default" / "notices.txt", "\n".join(ds.notices) + "\n")
     save_dataset(import_pandalm(shared / "data" / "pandalm"), out / "pandalm")
-    import_pandalm_graded(shared / "data" / "pandalm").write_parquet(out / "pandalm" / "graded.parquet")
+    write_file(out / "pandalm" / "graded.parquet", import_pandalm_graded(shared / "data" / "pandalm").write_parquet)
     pub = out / "published"
-    pub.mkdir(parents=True, exist_ok=True)
     for name, source in PUBLISHED_FILES.items():
-        shutil.copyfile(shared / "published" / source, pub / name)
+        write_file(pub / name, (shared / "published" / source).read_bytes())
     build_real_gradings(shared, out / "validity" / "real_gradings.parquet")
     if audit:
         build_audit_figures(shared, out / "audit")

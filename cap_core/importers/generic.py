@@ -40,7 +40,7 @@ def _split_list(cell) -> list[str]:
     if text.startswith("["):
         try:
             parsed = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # not a JSON list: read as ;-separated text
             parsed = None
         if isinstance(parsed, list):
             return [str(x) for x in parsed]

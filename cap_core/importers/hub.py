@@ -32,6 +32,7 @@ from typing import Callable
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.outputs import make_dirs, remove_file, write_file
 
 __all__ = ["HubSource", "REGISTRY", "fetch", "names", "chosen_second"]
 
@@ -74,14 +75,15 @@ def _judgebench_layout(out: Path) -> list[str]:
         first = next((line for line in f.read_text(encoding="utf-8").splitlines() if line.strip()), "")
         try:
             model = json.loads(first).get("response_model")
-        except (json.JSONDecodeError, AttributeError):
+        except (json.JSONDecodeError, RecursionError, AttributeError):
             model = None
         if not model:
             raise CAPInputError("JudgeBench file from the Hub without response_model", file=str(f), row=1,
                                 column="response_model", expected="JudgeBench pair records",
                                 fix="fetch again (--force) or download the JudgeBench repository by hand")
         target = f.with_name(f"dataset=judgebench,response_model={model}.jsonl")
-        f.replace(target)
+        write_file(target, f.read_bytes())
+        remove_file(f)
         notes.append(f"JudgeBench: {f.name} -> {target.name}")
     return notes
 
@@ -124,7 +126,7 @@ def _preference_items(benchmark: str, *, prompt: str, chosen: str, rejected: str
             "response_b": [c if s else r for c, r, s in zip(ch, rj, swap)],
             "gold": ["B" if s else "A" for s in swap],
         })
-        items.write_parquet(out / "items.parquet")
+        write_file(out / "items.parquet", items.write_parquet)
         return [f"{benchmark}: wrote items.parquet ({items.height} pairs with texts; gold A {swap.count(False)}, "
                 f"B {swap.count(True)})."]
 
@@ -136,8 +138,8 @@ def _parquet_to_jsonl(out: Path) -> list[str]:
     notes = []
     for p in sorted(out.rglob("*.parquet")):
         target = p.with_suffix(".jsonl")
-        pl.read_parquet(p).write_ndjson(target)
-        p.unlink()
+        write_file(target, pl.read_parquet(p).write_ndjson)
+        remove_file(p)
         notes.append(f"{p.name} -> {target.name}")
     return notes
 
@@ -178,9 +180,7 @@ def _copy_allowed(src: Path, out: Path, allow: tuple[str, ...]) -> int:
         rel = p.relative_to(src).as_posix()
         if not p.is_file() or rel.startswith(".") or (allow and not any(fnmatch.fnmatch(rel, a) for a in allow)):
             continue
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(p, target)  # follows the cache's symlinks to its blobs
+        write_file(out / rel, lambda t, p=p: shutil.copyfile(p, t))  # follows the cache's symlinks to its blobs
         n += 1
     return n
 
@@ -250,7 +250,7 @@ def fetch(name: str, out: Path | str, *, revision: str | None = None, cache_dir:
     except HfHubHTTPError as exc:
         raise CAPInputError(f"the Hub refused the download of {src.repo_id}", argument="NAME", got=str(exc)[:100],
                             fix="try again later, or log in (HF_TOKEN) if the dataset is gated") from None
-    out.mkdir(parents=True, exist_ok=True)
+    make_dirs(out)
     n = _copy_allowed(Path(snap), out, src.allow)
     if not n:
         raise CAPInputError(f"no file of {src.repo_id} matched", file=str(snap), expected=", ".join(src.allow),

@@ -43,7 +43,6 @@ without a readable pairwise log is refused.
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import zipfile
@@ -53,6 +52,7 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json
 from cap_core.importers._tools import Tally, Verdict, build_tool_dataset, judge_files, read_each
+from cap_core.io import parse_json
 from cap_core.schema import unswap
 
 __all__ = ["import_inspect", "answer_verdict", "read_log", "check_pairwise", "PAIRWISE_NEEDS"]
@@ -101,10 +101,9 @@ def _zip_member(zf: zipfile.ZipFile, name: str, path: Path) -> object:
     else:
         data = zf.read(name)
     try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CAPInputError("malformed JSON in the .eval log", file=str(path), column=name,
-                            fix=f"the log is damaged ({exc}); re-run or re-convert it") from None
+        return parse_json(data, file=str(path), what="the .eval log")
+    except CAPInputError as err:
+        raise err.replace(column=name) from None
 
 
 def _read_eval_zip(path: Path) -> tuple[dict, list[tuple[str, dict]]]:

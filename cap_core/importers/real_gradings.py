@@ -120,7 +120,7 @@ def build_real_gradings(public_data: Path | str, out: Path | str = REAL_GRADINGS
     data = check_dir(Path(public_data) / "data", "public data")
     g = pl.concat([read_judgebench_gradings(data / "judgebench", data / "judgebench_fork_stellalisy"),
                    read_llmbar_rating_gradings(data / "llmbar")])
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    g.write_parquet(out)
+    from cap_core.outputs import write_file
+
+    write_file(out, g.write_parquet)
     return g

@@ -68,7 +68,7 @@ def decode_value(data) -> object:
     """
     try:
         return json.loads(zlib.decompress(bytes(data)).decode("utf-8"))
-    except (zlib.error, UnicodeDecodeError, ValueError, TypeError) as exc:
+    except (zlib.error, UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
         raise UnreadableEntry(f"a cache row that is not compressed JSON ({type(exc).__name__})") from None
 
 

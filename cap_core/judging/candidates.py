@@ -260,8 +260,10 @@ def evaluate_candidates(benchmark: str, source: str | Path, spec: RunSpec, out_d
                 "temperature": spec.temperature, "only": only, "subsets": subsets, "limit": limit,
                 "augment": augment, "generator": generator, "api_base_set": bool(spec.api_base),
                 "items": items.height, "benchmarks": benches}
-    (out / "evaluate.json").write_text(json.dumps({"settings": settings, "stats": res.stats, "notices": notices},
-                                                  indent=2, default=str), encoding="utf-8")
+    from cap_core.outputs import write_file
+
+    write_file(out / "evaluate.json", json.dumps({"settings": settings, "stats": res.stats, "notices": notices},
+                                                 indent=2, default=str))
     return EvaluateResult(out, ds, res, usage, report, reliability, selfpref, notices)
 
 

@@ -120,7 +120,7 @@ def read_choice(text: str | None) -> dict | None:
     """The choice object of a stored completion (None when it is not one)."""
     try:
         obj = json.loads(text or "")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or "winner" not in obj or "p_a" not in obj:
         return None

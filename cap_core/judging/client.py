@@ -37,7 +37,8 @@
   ``openai/`` model with an ``api_base`` and no ``OPENAI_API_KEY`` set (a local server
   that takes no key) is sent with a placeholder key, since the OpenAI client will not
   send without one. Error
-  texts are scrubbed of every environment value that looks like a secret.
+  texts are scrubbed of every environment value that looks like a secret, and so are
+  completions before they are cached, logged or returned (:func:`redact`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.cache import JudgeCache
 from cap_core.judging.request import JudgeRequest, cache_key, cache_keys
 
-__all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "scrub", "one_line"]
+__all__ = ["CallRecord", "Budget", "RetryPolicy", "JudgeClient", "import_litellm", "redact", "secret_values", "scrub",
+           "one_line", "REDACTED"]
 
 _FREE_PREFIXES = ("local/", "smollm/")
 _LOCAL_SERVER_PREFIXES = ("openai/", "hosted_vllm/")
@@ -82,12 +84,36 @@ def import_litellm():
     return litellm
 
 
+#: What a secret found in stored text is replaced with.
+REDACTED = "[redacted]"
+
+
+def secret_values() -> tuple[str, ...]:
+    """The values of the environment variables whose name ends in KEY, TOKEN, SECRET or PASSWORD
+    (six characters or more), longest first."""
+    found = {v for n, v in os.environ.items() if _SECRET_NAME.search(n) and v and len(v) >= 6}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def redact(text: str, secrets: tuple[str, ...] | None = None) -> str:
+    """``text`` with every secret-looking environment value (:func:`secret_values`, or ``secrets``
+    when given) replaced by :data:`REDACTED`.
+
+    Applied to every completion before it is cached, logged or returned, and to completions
+    read back from the cache: a model that echoes the API key it was called with (a prompt
+    injection in an item, a proxy that reflects headers) never puts the key on disk.
+    """
+    if not isinstance(text, str):
+        return text
+    for value in secret_values() if secrets is None else secrets:
+        if value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
 def scrub(text: str) -> str:
-    """Remove secret-looking environment values (names ending KEY/TOKEN/SECRET/PASSWORD)."""
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and value and len(value) >= 6:
-            text = text.replace(value, "***")
-    return re.sub(r"(sk|key|api)[-_][A-Za-z0-9_\-]{12,}", "***", text)[:600]
+    """Remove secret-looking environment values (:func:`redact`) and key-like tokens; at most 600 characters."""
+    return re.sub(r"(sk|key|api)[-_][A-Za-z0-9_\-]{12,}", "***", redact(text).replace(REDACTED, "***"))[:600]
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -300,6 +326,7 @@ class JudgeClient:
         self._trial = threading.Condition()  # guards halted and the first calls of every model
         self._first: dict[str, dict] = {}  # model -> {"sending": n, "seen": [(fatal, error), ...]}
         self._leases = _Leases(self.cache, float(self.lease_s))
+        self._secrets = secret_values()  # read once: completions are redacted with them (redact)
 
     def halt(self, model: str, reason: str) -> None:
         """Send no further request for ``model`` (its calls return status ``stopped`` with ``reason``)."""
@@ -355,8 +382,8 @@ class JudgeClient:
         if hit is None:
             return None
         self._count("cache_hits")
-        return CallRecord(key, req.model, "ok", hit["completion"], True, hit.get("latency_s"), hit.get("tokens_in"),
-                          hit.get("tokens_out"), hit.get("cost_usd"), hit.get("retries", 0))
+        return CallRecord(key, req.model, "ok", redact(hit["completion"], self._secrets), True, hit.get("latency_s"),
+                          hit.get("tokens_in"), hit.get("tokens_out"), hit.get("cost_usd"), hit.get("retries", 0))
 
     def _await_claim(self, key: str) -> None:
         """Wait while another caller holds ``key``'s claim (until its answer is stored or the claim goes)."""
@@ -442,6 +469,7 @@ class JudgeClient:
 
             text = completion_text(resp, req.messages[-1][1].rstrip().endswith(choices_line(True)))
             no_logprobs = text is None
+        text = redact(text, self._secrets)  # a reply that echoes a key is stored and shown without it
         usage = getattr(resp, "usage", None)
         t_in = getattr(usage, "prompt_tokens", None)
         t_out = getattr(usage, "completion_tokens", None)

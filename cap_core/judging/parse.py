@@ -146,6 +146,8 @@ def extract_json_objects(text: str) -> list[tuple[int, int, dict]]:
         except ValueError:
             i += 1
             continue
+        except RecursionError:  # nested past Python's limit: no verdict object is that deep; stop looking
+            return found
         if isinstance(obj, dict):
             found.append((i, end, obj))
         i = end

@@ -13,6 +13,7 @@ import polars as pl
 
 from cap_core.dataset import Dataset, save_dataset
 from cap_core.export import write_csv
+from cap_core.outputs import write_file
 from cap_core.schema import DECLARATION_SCHEMA, ITEMS_SCHEMA, JUDGMENTS_SCHEMA
 
 __all__ = ["write_run", "controlled", "failure_table", "judgments_from_calls", "repeats_table", "FAILURE_SCHEMA",
@@ -166,12 +167,11 @@ def write_run(out: Path, items: pl.DataFrame, calls: pl.DataFrame, settings: dic
     if judgments.height:
         ds = Dataset.build(ds_items, judgments, declarations)
         save_dataset(ds, out)
-    items.write_parquet(out / "run_items.parquet")
+    write_file(out / "run_items.parquet", items.write_parquet)
     if calls.height:
-        calls.write_parquet(out / "calls.parquet")
+        write_file(out / "calls.parquet", calls.write_parquet)
         if "repeat" in calls.columns and calls["repeat"].max() > 0:
-            repeats_table(calls).write_parquet(out / "repeats.parquet")
+            write_file(out / "repeats.parquet", repeats_table(calls).write_parquet)
     write_csv(failure_table(items, calls, declarations), out / "failures.csv")
-    (out / "run.json").write_text(json.dumps({"settings": settings, "stats": stats}, indent=2, default=str),
-                                  encoding="utf-8")
+    write_file(out / "run.json", json.dumps({"settings": settings, "stats": stats}, indent=2, default=str))
     return judgments

@@ -176,7 +176,7 @@ class LabelStore:
                 if (not isinstance(rec, dict) or rec.get("label") not in CHOICES
                         or rec.get("benchmark") is None or rec.get("item_id") is None):
                     raise ValueError("not a label line")
-            except (json.JSONDecodeError, ValueError):
+            except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
                 if i == len(lines):
                     notes.append(f"{self.path.name}: the last line was cut short (line {i}) and is ignored; "
                                  "label that item again.")
@@ -290,8 +290,7 @@ def export_benchmark(items: pl.DataFrame, out_dir: Path | str) -> Path:
 
     Returns the file's path. Raises OSError when the folder cannot be written.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "items.parquet"
-    items.select("benchmark", "item_id", "subset", "gold", *TEXT_COLUMNS).write_parquet(path)
-    return path
+    from cap_core.outputs import write_file
+
+    return write_file(Path(out_dir) / "items.parquet",
+                      items.select("benchmark", "item_id", "subset", "gold", *TEXT_COLUMNS).write_parquet)

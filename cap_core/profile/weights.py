@@ -7,7 +7,9 @@ benchmark the weighted score is
     score = sum_{c available} w_c * v_c / sum_{c available} w_c
 
 where ``v_c`` is the judge's primary value of condition ``c`` (percent) and the sums
-run only over the conditions the judge actually has. A missing condition is never
+run only over the conditions the judge actually has. Weights are relative (``C1=2,C7=4``
+is ``C1=1,C7=2``): they are divided by their largest value before they are summed, so
+any finite weights, 1e308 included, give the scores of their ratios. A missing condition is never
 read as zero: the weights are renormalised over what is present and the result says
 so (``renormalised``).
 

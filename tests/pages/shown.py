@@ -52,5 +52,5 @@ def shown_text(el) -> pd.DataFrame:
 def rendered(markdown: str) -> str:
     """The text a reader sees in a message box whose Markdown source is ``markdown``, as far as the
     app's plain-text rule goes (:func:`ui.text.plain`): every backslash-escaped ASCII punctuation
-    character shown as itself (CommonMark's backslash escapes)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    character shown as itself (CommonMark's backslash escapes), the invisible link breaks dropped."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u200b", "")

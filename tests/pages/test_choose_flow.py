@@ -16,6 +16,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from cap_core.choice.exports import recompute_scores
+from tests.pages.shown import rendered
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -34,7 +35,7 @@ class _Recording(MemoryMediaFileStorage):
 
 def _ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
 
 
 def _board(at: AppTest) -> pl.DataFrame:
@@ -103,15 +104,15 @@ def test_practitioner_flow(monkeypatch):
     assert board["judge"].to_list() == ["Skywork-Reward-Gemma-2-27B (RM)", "internlm2-20b-reward (RM)",
                                         "o1-mini (arena_hard)"]
     assert board["score"][0] == pytest.approx(round(_c7_strict_by_hand(JUDGES[2]), 1))
-    assert any("Preset adversarial traffic: C7 1 (100%)" in c.value for c in at.caption)
-    sentence = next(m.value for m in at.markdown if m.value.startswith("**For these weights"))
+    assert any("Preset adversarial traffic: C7 1 (100%)" in rendered(c.value) for c in at.caption)
+    sentence = next(rendered(m.value) for m in at.markdown if rendered(m.value).startswith("**For these weights"))
     assert "Holm" in sentence and "C5, C6 are not measured on this benchmark" in sentence
     # the slider of a condition no selected judge has says so and where it is measured (it can still be moved)
     c3 = at.slider(key="sb_w_C3")
     assert "(not measured here)" in c3.label and "judgereva (published)" in c3.proto.help
     assert "(not measured here)" not in at.slider(key="sb_w_C7").label
     # renormalisation said once (sidebar), not once per judge
-    assert sum("renormalised" in c.value for c in at.sidebar.caption) == 1
+    assert sum("renormalised" in rendered(c.value) for c in at.sidebar.caption) == 1
     # the URL holds the state
     qp = dict(at.query_params)
     assert qp["bench"] == ["judgebench"] or qp["bench"] == "judgebench"
@@ -154,7 +155,7 @@ def test_a_preset_with_nothing_measurable_offers_the_closest_that_works():
     at.multiselect(key="sb_entries").set_value(JUDGES).run()
     at.selectbox(key="sb_preset").set_value("legal and policy").run()  # C4 only: not on JudgeBench
     _ok(at)
-    warning = next(w.value for w in at.sidebar.warning)
+    warning = next(rendered(w.value) for w in at.sidebar.warning)
     assert "weighs only conditions these judges lack" in warning and "'balanced'" in warning
     assert "closest preset that works is 'balanced'" in at.main.warning[0].value
     at.sidebar.button(key="sb_use_closest").click().run()
@@ -171,7 +172,8 @@ def test_minimums_filter_and_name_the_judges():
     _ok(at)
     # o1-mini's C7 strict is 58.0 with its interval's lower bound below 55
     assert "o1-mini (arena_hard)" not in _board(at)["judge"].to_list()
-    assert any(c.value.startswith("Filtered out: o1-mini (arena_hard) (C7 strict lower bound") for c in at.caption)
+    assert any(rendered(c.value).startswith("Filtered out: o1-mini (arena_hard) (C7 strict lower bound")
+               for c in at.caption)
     assert dict(at.query_params)["min"] in ("C7.low=55", ["C7.low=55"])
 
 
@@ -181,7 +183,7 @@ def test_bad_and_stale_link_parameters_are_ignored_with_a_notice():
                             "w": "C1=7", "min": "C7>3", "zz": "1", "s.cho_cond": "not json"})
     at.run()
     _ok(at)
-    note = at.warning[0].value
+    note = rendered(at.warning[0].value)
     for part in ("gone judge", "weights 'C1=7'", "minimums 'C7>3'", "unknown parameter 'zz'", "cho_cond"):
         assert part in note, part
     assert at.multiselect(key="sb_entries").value == ["o1-mini (arena_hard)"]

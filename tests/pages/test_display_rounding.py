@@ -11,6 +11,8 @@ import pytest
 from scipy import stats
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.shown import rendered
+
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
 
@@ -19,7 +21,7 @@ def _open(page: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=300).run()
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
     return at
 
 
@@ -33,15 +35,15 @@ def test_profiles_without_any_weighted_condition_draw_no_empty_bar_chart():
     assert not at.exception and not at.error
     charts = [c.proto.id for c in at.get("plotly_chart")]
     assert len(charts) == 1 and "prof_radar" in charts[0]
-    notes = [w.value for w in at.warning]
+    notes = [rendered(w.value) for w in at.warning]
     assert all(any(n.startswith(j + ":") and "C4" in n for n in notes) for j in judges)
     # the radar's ring scale is said in words (the ring numbers are hidden)
-    assert any("Rings at 25, 50, 75 and 100%" in c.value for c in at.caption)
+    assert any("Rings at 25, 50, 75 and 100%" in rendered(c.value) for c in at.caption)
 
 
 def test_frontiers_say_quadrant_not_measured_for_a_judge_without_s():
     at = _open("app_pages/frontiers.py")
-    line = next(m.value for m in at.markdown if m.value.startswith("**GPT-4/Rating**"))
+    line = next(rendered(m.value) for m in at.markdown if rendered(m.value).startswith("**GPT-4/Rating**"))
     # LLMBar Rating has one grade per output: no S, so no quadrant
     assert "S = not measurable" in line and "quadrant: not measured (no S)" in line
     assert "(not measured)" not in line
@@ -62,7 +64,7 @@ def _published_vector(view: str, condition: str, judges: list[str]) -> list[floa
 
 def test_consistency_uses_the_exact_permutation_p_for_few_judges():
     at = _open("app_pages/consistency.py")
-    assert any("exact permutation" in c.value for c in at.caption)
+    assert any("exact permutation" in rendered(c.value) for c in at.caption)
     pairs = next(f for f in (pl.from_pandas(d.value) for d in at.dataframe) if "view_a" in f.columns)
     ok = pairs.filter(pl.col("status") == "ok")
     assert ok.height and set(ok.filter(pl.col("n_judges") <= 9)["p_method"]) == {"exact permutation"}
@@ -91,4 +93,5 @@ def test_compare_tables_show_one_decimal():
 
 def test_label_audit_explains_below_chance_length_only():
     at = _open("app_pages/label_audit.py")
-    assert any("held-out groups" in c.value and "does not generalise" in c.value for c in at.caption)
+    assert any("held-out groups" in rendered(c.value) and "does not generalise" in rendered(c.value)
+               for c in at.caption)

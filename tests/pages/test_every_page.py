@@ -13,6 +13,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.app_pages import pages_in_app
+from tests.pages.shown import rendered
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -34,7 +35,7 @@ def start(page: str | None = None) -> AppTest:
 
 def no_errors(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
 
 
 @pytest.mark.parametrize("page", PAGE_FILES)
@@ -101,7 +102,7 @@ def test_preset_reorders_published_judges():
     # C1 + C8: Sonnet (92.4 + 85.7) / 2 = 89.05 > GPT-4o (40.5 + 66.7) / 2 = 53.6
     assert ranking(at) == [SONNET, GPT]
     assert list(at.dataframe[0].value["score"]) == pytest.approx([89.05, 53.6], abs=0.051)
-    assert any("normal approximation" in c.value for c in at.caption)
+    assert any("normal approximation" in rendered(c.value) for c in at.caption)
 
 
 def test_single_slider_reorders_and_marks_custom():
@@ -116,11 +117,11 @@ def test_all_zero_weights_keep_radar_and_table_and_warn_in_words():
     at = choose_table3(start("app_pages/profiles.py"), "legal and policy")
     at.slider(key="sb_w_C4").set_value(0.0).run()
     assert not at.exception and not at.error
-    warnings = [w.value for w in at.warning]
+    warnings = [rendered(w.value) for w in at.warning]
     assert warnings == ["All condition weights are zero: move a slider or choose a preset"]
     assert not at.get("plotly_chart")  # the weighted section reran alone (a fragment): no score bars
     at.run()  # AppTest keeps only the rerun fragment's elements; a full run shows the whole page
-    assert [w.value for w in at.warning] == warnings
+    assert [rendered(w.value) for w in at.warning] == warnings
     charts = [c.proto.id for c in at.get("plotly_chart")]
     assert len(charts) == 1 and "prof_radar" in charts[0]  # radar kept, score bars left out
     table = pl.from_pandas(at.dataframe[0].value)
@@ -129,7 +130,8 @@ def test_all_zero_weights_keep_radar_and_table_and_warn_in_words():
     assert table.height == 16
     at.switch_page("app_pages/export.py").run()
     assert not at.exception and not at.error
-    assert [w.value for w in at.warning] == ["All condition weights are zero: move a slider or choose a preset"]
+    shown = [rendered(w.value) for w in at.warning]
+    assert shown == ["All condition weights are zero: move a slider or choose a preset"]
     assert len(at.get("download_button")) == 2  # the profile table still downloads
 
 
@@ -166,10 +168,10 @@ def test_renormalisation_is_said_once_for_all_judges():
     no_errors(at)
     # JudgeBench cannot measure C3/C4 (CAP Table 2), so balanced weights are renormalised for both judges:
     # one line names the dropped conditions and whom they concern, never one box per judge (issue 14 §2)
-    notes = [i.value for i in at.info if "renormalised" in i.value]
+    notes = [rendered(i.value) for i in at.info if "renormalised" in rendered(i.value)]
     assert len(notes) == 1
     assert "C3" in notes[0] and "all 2 judges" in notes[0]
-    assert not any(i.value.startswith(j + ":") for i in at.info for j in judges)
+    assert not any(rendered(i.value).startswith(j + ":") for i in at.info for j in judges)
 
 
 def test_weight_change_answers_from_cache(monkeypatch):
@@ -243,7 +245,7 @@ def test_bad_upload_shows_the_input_error():
     at.file_uploader(key="sb_judgments_file").upload(
         "judgments.csv", b"judge,benchmark,item_id,order,verdict\nJ,b,1,AB,A\n", "text/csv").run()
     assert not at.exception
-    msg = at.error[0].value
+    msg = rendered(at.error[0].value)
     assert "missing column 'gold'" in msg and "items.csv" in msg
 
 
@@ -254,7 +256,7 @@ def test_items_only_upload_says_one_joined_file_or_a_judgments_table():
     at.file_uploader(key="sb_items_file").upload("items.csv", (head + "\nb,1,A,s" + ",x" * 25 + "\n").encode(),
                                                   "text/csv").run()
     assert not at.exception
-    msg = at.error[0].value
+    msg = rendered(at.error[0].value)
     assert "single file must hold judgments with their item columns joined" in msg
     assert "upload a judgments table as well" in msg and "items.csv" in msg
     assert "judgments table [file items.csv" not in msg
@@ -268,7 +270,7 @@ def test_absurd_judge_name_is_rejected_and_long_names_are_cut():
     at.radio(key="sb_source").set_value("upload").run()
     at.file_uploader(key="sb_items_file").upload("joined.csv", "\n".join(rows).encode(), "text/csv").run()
     assert not at.exception
-    msg = at.error[0].value
+    msg = rendered(at.error[0].value)
     assert "longer than 500 characters" in msg and "row 1" in msg and "'judge'" in msg and len(msg) < 1000
     long = "J" * 120
     rows = ["benchmark,item_id,gold,judge,order,verdict", f"mine,1,A,{long},AB,A", f"mine,1,A,{long},BA,A"]
@@ -290,14 +292,14 @@ def test_upload_selects_the_uploaded_benchmark():
     at.file_uploader(key="sb_items_file").upload("mine.csv", "\n".join(rows).encode(), "text/csv").run()
     no_errors(at)
     assert at.selectbox(key="sb_benchmark").value == "mybench"
-    assert "Your data: benchmark mybench" in [c.value for c in at.sidebar.caption]
+    assert "Your data: benchmark mybench" in [rendered(c.value) for c in at.sidebar.caption]
     # J is right on both items in both orders: C7 strict 100%
     assert _radar_traces(at)["J"][6] == pytest.approx(100.0)
     # the user may still pick a published benchmark afterwards; it is not reset on every run
     at.selectbox(key="sb_benchmark").set_value("judgereva").run()
     at.run()
     assert at.selectbox(key="sb_benchmark").value == "judgereva"
-    assert any("Published CAP tables only" in c.value for c in at.sidebar.caption)
+    assert any("Published CAP tables only" in rendered(c.value) for c in at.sidebar.caption)
 
 
 def test_overview_notes_are_one_list_not_warnings():

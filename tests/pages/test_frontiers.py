@@ -12,7 +12,7 @@ from cap_core.validity.frontier import operating_point, point_at, sweep
 from cap_core.validity.public_gradings import REAL_GRADINGS, gradings_to_grades
 from cap_core.validity.sr import validate_grades
 from tests.cap_core.validity._loops import raw_rubric, rubric_s_r
-from tests.pages.shown import shown_text
+from tests.pages.shown import rendered, shown_text
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QWEN = "τ — Qwen/Qwen3-8B"
@@ -37,12 +37,12 @@ def _page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.switch_page("app_pages/frontiers.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
     return at
 
 
 def _line(at: AppTest, judge: str) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith(f"**{judge}**"))
+    return next(rendered(m.value) for m in at.markdown if rendered(m.value).startswith(f"**{judge}**"))
 
 
 def test_page_renders_plane_bars_and_tables():
@@ -60,7 +60,7 @@ def test_page_renders_plane_bars_and_tables():
 def test_moving_the_slider_moves_the_operating_point():
     at = _page()
     before = _line(at, "Qwen/Qwen3-8B")
-    slider = next(s for s in at.select_slider if s.label == QWEN)
+    slider = next(s for s in at.select_slider if rendered(s.label) == QWEN)
     slider.set_value(0.025).run()
     after = _line(at, "Qwen/Qwen3-8B")
     assert after != before and "τ = 0.025" in after
@@ -95,7 +95,7 @@ def test_raising_the_invariance_floor_moves_the_matched_point(shared_dir):
 def test_builtin_probe_set_graded_offline():
     at = _page()
     at.radio(key="fr_source").set_value("built-in probe set, graded live").run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [rendered(e.value) for e in at.error]
     line = _line(at, "localgrade/overlap")
     assert "S = " in line and "not measurable" not in line
-    assert any("calls:" in c.value for c in at.caption)
+    assert any("calls:" in rendered(c.value) for c in at.caption)

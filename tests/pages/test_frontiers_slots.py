@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.shown import rendered
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 # A small graded table (scale 1-5): two base items, judge G. At S >= 0.90 G's matched tau is 1.5
 # (tau 1.5: no control straddles it -> S = 1; c3 3->1 straddles -> R = (0 + 1) / 2 = 0.5).
@@ -34,7 +36,7 @@ def _page() -> AppTest:
     at.switch_page("app_pages/frontiers.py").run()
     at.radio(key="fr_source").set_value("upload a graded probe table").run()
     at.file_uploader(key="fr_upload").upload("graded.csv", GRADED.encode(), "text/csv").run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [rendered(e.value) for e in at.error]
     return at
 
 
@@ -48,7 +50,7 @@ def _frame(at: AppTest, *cols: str, source: str | None = None):
 
 
 def _excluded(at: AppTest) -> str:
-    return next(w.value for w in at.warning if w.value.startswith("Excluded slots"))
+    return next(rendered(w.value) for w in at.warning if rendered(w.value).startswith("Excluded slots"))
 
 
 def test_slot_table_at_the_matched_tau_with_published_beside():
@@ -69,7 +71,7 @@ def test_slot_table_at_the_matched_tau_with_published_beside():
 def test_annotation_upload_and_the_agreement_bar():
     at = _page()
     at.file_uploader(key="fr_ann_upload").upload("ann.csv", ANN.encode(), "text/csv").run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [rendered(e.value) for e in at.error]
     first = _excluded(at)
     assert "domain_extension" in first and "register" not in first
     report = _frame(at, "agree", "excluded").set_index("slot")
@@ -90,7 +92,7 @@ def test_bad_annotation_label_is_reported():
     at.file_uploader(key="fr_ann_upload").upload("ann.csv", b"probe_id,annotator,label\nc1,a1,maybe\n",
                                                  "text/csv").run()
     assert not at.exception
-    msg = at.error[0].value
+    msg = rendered(at.error[0].value)
     assert "unknown annotation label" in msg and "ann.csv" in msg
 
 
@@ -114,12 +116,12 @@ def test_a_new_upload_with_the_same_name_and_size_is_recomputed():
     slots = _frame(at, "n_judges", "measure")
     assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 0.0
     at.file_uploader(key="fr_upload").upload("graded.csv", GRADED_2.encode(), "text/csv").run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [rendered(e.value) for e in at.error]
     g = _computed_g(at)
     assert (g["tau"], g["S"], g["R"]) == (1.5, 100.0, 75.0)
     slots = _frame(at, "n_judges", "measure")
     assert slots[(slots["judge"] == "G")].set_index("slot").loc["hedging_removal", "value"] == 100.0
-    assert "**G** at τ = 1.5: S = 100.0%, R = 75.0%" in [m.value.split("; quadrant")[0] for m in at.markdown]
+    assert "**G** at τ = 1.5: S = 100.0%, R = 75.0%" in [rendered(m.value).split("; quadrant")[0] for m in at.markdown]
 
 
 def test_the_upload_and_the_settings_survive_leaving_the_page():
@@ -129,8 +131,8 @@ def test_the_upload_and_the_settings_survive_leaving_the_page():
     before = _computed_g(at)
     at.switch_page("app_pages/profiles.py").run()
     at.switch_page("app_pages/frontiers.py").run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [rendered(e.value) for e in at.error]
     assert at.radio(key="fr_source").value == "upload a graded probe table"
     assert at.slider(key="fr_min_s").value == 95 and at.toggle(key="fr_zoom").value is False
-    assert any(c.value.startswith("Using graded.csv, uploaded earlier") for c in at.caption)
+    assert any(rendered(c.value).startswith("Using graded.csv, uploaded earlier") for c in at.caption)
     assert _computed_g(at).equals(before)

@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.app_pages import APP_PY, assert_clean
+from tests.pages.shown import rendered
 
 FLIP = {"A": "B", "B": "A"}
 GOLD = {f"i{k:02d}": "AB"[k % 2] for k in range(20)}
@@ -43,7 +44,7 @@ def at():
 
 
 def test_item_sets_differ_and_the_switch_changes_the_leaderboard(at):
-    note = " ".join(c.value for c in at.sidebar.caption)
+    note = " ".join(rendered(c.value) for c in at.sidebar.caption)
     assert "item sets differ" in note and "compared on the 10 items all of them received" in note
     # shared items i00..i09: P strict 10/10; C both orders right on 8 of 10 (i00 wrong, i01 unparsed)
     assert _scores(at) == pytest.approx({"P": 100.0, "C": 80.0})

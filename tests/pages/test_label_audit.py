@@ -10,6 +10,8 @@ import numpy as np
 import polars as pl
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.shown import rendered
+
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
 
@@ -37,7 +39,7 @@ def _longer_wins_csv(n: int = 40) -> bytes:
 def test_page_renders_quick_audit_with_chart_drilldown_and_published(shared_dir):
     at = _open()
     assert not at.error and at.title[0].value == "Label audit"
-    assert any("Shipped figures (data/audit)" in i.value for i in at.info)  # no local copy given
+    assert any("Shipped figures (data/audit)" in rendered(i.value) for i in at.info)  # no local copy given
     table = _table(at)
     assert table.height == 3 * 3 * 2  # quick sets x predictors x modes
     assert set(table["label_set"]) == {"LLMBar Natural", "LLMBar Neighbor", "EvalBiasBench"}
@@ -60,31 +62,31 @@ def test_page_renders_quick_audit_with_chart_drilldown_and_published(shared_dir)
     drill = at.dataframe[1].value
     assert len(drill) == len(raw) == 100
     right = int(drill["correct"].sum())
-    assert any(f"gets {right} of 100 units right" in c.value for c in at.caption)
+    assert any(f"gets {right} of 100 units right" in rendered(c.value) for c in at.caption)
     published = at.dataframe[2].value
     assert list(published["label_set"]) == ["RewardBench", "RewardBench 2", "RM-Bench", "HelpSteer2",
                                             "MT-Bench (human)"]
     assert float(published.loc[0, "paired_accuracy"]) == 62.4  # Validity Table 7
-    assert any("Published" in c.value for c in at.caption)
+    assert any("Published" in rendered(c.value) for c in at.caption)
 
 
 def test_widget_changes_change_the_output(shared_dir):
     at = _open()
     shipped = _table(at)
-    caption_paired = [c.value for c in at.caption if "length alone" in c.value][0]
+    caption_paired = [rendered(c.value) for c in at.caption if "length alone" in rendered(c.value)][0]
     at.radio(key="la_mode").set_value("item").run()
     assert not at.exception
-    caption_item = [c.value for c in at.caption if "length alone" in c.value][0]
+    caption_item = [rendered(c.value) for c in at.caption if "length alone" in rendered(c.value)][0]
     assert "item mode" in caption_item and "of 200 units" in caption_item and caption_item != caption_paired
     # LLMBar Manual is shipped only in the full audit (100 permutations): at 20 the page says so
     at.multiselect(key="la_sets").set_value(["LLMBar Manual"]).run()
-    assert any("No shipped figures for LLMBar Manual at 20 permutations" in i.value for i in at.info)
+    assert any("No shipped figures for LLMBar Manual at 20 permutations" in rendered(i.value) for i in at.info)
     at.selectbox(key="la_perm").set_value(100).run()
     table = _table(at)
     assert table.height == 6 and set(table["label_set"]) == {"LLMBar Manual"}
     # with a local copy the same sets are computed here from their texts, and agree with the shipped rows
     at.text_input(key="la_local").set_value(str(shared_dir)).run()
-    assert any("Computed here from the label-set texts" in i.value for i in at.info)
+    assert any("Computed here from the label-set texts" in rendered(i.value) for i in at.info)
     assert _table(at).equals(table)
     # permutations first, then the sets: the step between is LLMBar Manual at 20 (one set, 20 permutations),
     # not the three quick sets at 100 permutations, which nothing checks and which cost five times more
@@ -109,7 +111,7 @@ def test_bad_upload_shows_file_row_and_column():
     bad = b"prompt,response_a,response_b,label\nq1,aa,b,A\nq2,c,dd,maybe\n"
     at.file_uploader(key="la_upload").upload("bad.csv", bad, "text/csv").run()
     assert not at.exception
-    msg = at.error[0].value
+    msg = rendered(at.error[0].value)
     assert "label outside the allowed set" in msg and "bad.csv" in msg and "row 2" in msg and "'label'" in msg
 
 
@@ -117,11 +119,11 @@ def test_bad_local_copy_is_explained_and_shipped_figures_and_upload_still_work(t
     at = _open()
     at.text_input(key="la_local").set_value(str(tmp_path / "absent")).run()
     assert not at.exception
-    warning = at.warning[0].value
+    warning = rendered(at.warning[0].value)
     assert "local copy of the public data was not found" in warning and str(tmp_path / "absent") in warning
     assert "Showing the shipped figures" in warning
     assert _table(at).height == 18  # the shipped quick audit
-    assert any("Published" in c.value for c in at.caption)  # Table 7 is embedded, still shown
+    assert any("Published" in rendered(c.value) for c in at.caption)  # Table 7 is embedded, still shown
     at.multiselect(key="la_sets").set_value([]).run()
     at.file_uploader(key="la_upload").upload("mine.csv", _longer_wins_csv(30), "text/csv").run()
     assert not at.exception and not at.error

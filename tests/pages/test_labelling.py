@@ -9,6 +9,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.shown import rendered
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 ROWS = [(f"q{i}", f"Question {i}?", f"First answer {i}", f"Second answer {i}") for i in range(1, 9)]
 
@@ -29,7 +31,7 @@ def _open(items: Path) -> AppTest:
 
 
 def _md(at: AppTest) -> str:
-    return " ".join(m.value for m in at.markdown)
+    return " ".join(rendered(m.value) for m in at.markdown)
 
 
 def _swapped(item: str) -> bool:  # the documented coin, recomputed here (seed 0, benchmark "mine")
@@ -43,7 +45,7 @@ def test_label_five_reload_resume_at_sixth(tmp_path, monkeypatch):
     picks = ["A", "B", "tie", "A", "B"]
     for k, pick in enumerate(picks):
         item = f"q{k + 1}"
-        assert f"Pair {k + 1} of 8" in _md(at) and f"item `{item}`" in _md(at)
+        assert f"Pair {k + 1} of 8" in _md(at) and f"item {item}" in _md(at)
         # the screen shows the responses in the recorded order
         texts = [t.value for t in at.text]
         first, second = ROWS[k][2], ROWS[k][3]
@@ -65,7 +67,7 @@ def test_label_five_reload_resume_at_sixth(tmp_path, monkeypatch):
 
     # a fresh session on the same items file and labels folder resumes at the sixth pair
     again = _open(items)
-    assert "Pair 6 of 8" in _md(again) and "item `q6`" in _md(again)
+    assert "Pair 6 of 8" in _md(again) and "item q6" in _md(again)
     assert again.get("progress")[0].proto.text == "5 of 8 pairs labelled"
 
 
@@ -85,14 +87,14 @@ def test_labels_become_a_benchmark_on_every_page(tmp_path, monkeypatch):
     try:
         import cap_core.choice.sample_size  # noqa: F401  (branch choose; merged by the lead)
     except ImportError:
-        assert [e.value for e in at.error] == ["No module named 'cap_core.choice'"]
+        assert [rendered(e.value) for e in at.error] == ["No module named 'cap_core.choice'"]
     else:
-        assert not at.error, [e.value for e in at.error]
+        assert not at.error, [rendered(e.value) for e in at.error]
         # the planner: cand-1 says A and cand-2 says B on every unit -> 100% disagreement;
         # 5 points apart: n = (z.975 + z.8)^2 * 1e4 (1 - 0.05^2) / 25 = 3131.1 -> 3132
         assert "**100.0%** of 16 judged units" in _md(at) and "**3,132 labelled pairs**" in _md(at)
     at.button(key="lab_export").click().run()
-    assert "Wrote 4 labelled pairs" in at.success[0].value
+    assert "Wrote 4 labelled pairs" in rendered(at.success[0].value)
     at.button(key="lab_use").click().run()
     assert at.radio(key="sb_source").value == "labelled items"
     assert at.selectbox(key="sb_benchmark").value == "mine"

@@ -8,12 +8,13 @@ import polars as pl
 from streamlit.testing.v1 import AppTest
 
 import ui.cache.live_run as lrc
+from tests.pages.shown import rendered
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _markdown(at: AppTest) -> str:
-    return " ".join(m.value for m in at.markdown)
+    return " ".join(rendered(m.value) for m in at.markdown)
 
 
 def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
@@ -28,7 +29,7 @@ def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
     assert "$0.0000" in _markdown(at)
     at.button(key="lr_start").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
     run_dir = Path(at.session_state[lrc.LIVE_RUN_KEY])
     assert run_dir.parent == tmp_path
     judg = pl.read_parquet(run_dir / "judgments.parquet")
@@ -37,7 +38,7 @@ def test_live_run_with_local_judges_feeds_the_profiles(tmp_path, monkeypatch):
     items = pl.read_parquet(run_dir / "items.parquet").select("item_id", "gold")
     ab = judg.filter(pl.col("order") == "AB").join(items, on="item_id")
     correct_ab = ab.filter(pl.col("verdict") == pl.col("gold"))
-    assert f"{36 + correct_ab.height} requests, 0 cache hits" in at.success[0].value
+    assert f"{36 + correct_ab.height} requests, 0 cache hits" in rendered(at.success[0].value)
     assert judg["rationale_supported"].is_not_null().sum() == correct_ab.height
     # right after the run the estimate already counts the 36 finished calls as cached
     assert "36 already cached, 0 to send" in _markdown(at) and "0 already cached" not in _markdown(at)
@@ -63,7 +64,7 @@ def test_evaluator_among_judges_is_an_error_not_a_traceback(tmp_path, monkeypatc
     at.switch_page("app_pages/live_run.py").run()
     at.text_input(key="lr_eval_other").set_value("local/first").run()
     assert not at.exception
-    assert "evaluator is one of the judges" in at.error[0].value
+    assert "evaluator is one of the judges" in rendered(at.error[0].value)
 
 
 def test_run_settings_survive_leaving_the_page(tmp_path, monkeypatch):
@@ -95,7 +96,7 @@ def test_items_read_from_a_path_follow_an_edit_of_the_file(tmp_path, monkeypatch
     at.switch_page("app_pages/live_run.py").run()
     at.radio(key="lr_src").set_value("benchmark folder or table (path)").run()
     at.text_input(key="lr_path").set_value(str(table)).run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception and not at.error, [rendered(e.value) for e in at.error]
     # 2 base items x 3 variants = 6 items, x 2 orders x 3 local judges = 36 calls
     assert "36 judging calls on 6 items" in _markdown(at)
     bed.filter(pl.col("base_item_id") == "health-01").write_parquet(table)  # the file is edited on disk

@@ -13,6 +13,7 @@ import ui.cache.live_run as lrc
 from cap_core.cli.main import main
 from tests.cap_core.judging.tiny_server import TinyServer
 from tests.pages.app_pages import pages_in_app
+from tests.pages.shown import rendered
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 REPO = Path(__file__).resolve().parents[2]
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.skipif(not JB.is_dir(), reason="needs ../shared/data")
 
 def _ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
 
 
 def test_page_judges_a_public_benchmark_beside_its_published_judges(tmp_path, monkeypatch):
@@ -35,12 +36,12 @@ def test_page_judges_a_public_benchmark_beside_its_published_judges(tmp_path, mo
     at.radio(key="lr_src").set_value(lrc.ITEM_SOURCES[3]).run()
     at.text_input(key="lr_bench_path").set_value(str(JB)).run()
     _ok(at)
-    assert any(O1 in c.value for c in at.caption)
+    assert any(O1 in rendered(c.value) for c in at.caption)
     at.number_input(key="lr_limit").set_value(2).run()
     at.multiselect(key="lr_judges").set_value(["local/longer"]).run()
     at.selectbox(key="lr_eval").set_value("(none)").run()
     # 2 items of judgebench x 2 orders x 1 judge
-    assert "4 judging calls on 2 items" in " ".join(m.value for m in at.markdown)
+    assert "4 judging calls on 2 items" in " ".join(rendered(m.value) for m in at.markdown)
     at.button(key="lr_start").click().run()
     _ok(at)
     run_dir = Path(at.session_state[lrc.LIVE_RUN_KEY])

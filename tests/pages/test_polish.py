@@ -8,7 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.app_pages import assert_clean, open_page
-from tests.pages.shown import shown_text
+from tests.pages.shown import rendered, shown_text
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
@@ -77,15 +77,15 @@ def test_small_cells_are_called_optimistic_once_on_profiles_and_choose():
     _small_upload(at)
     _clean(at)
     assert at.selectbox(key="sb_benchmark").value == "tiny"
-    notes = [i.value for i in at.info if "optimistic" in i.value]
+    notes = [rendered(i.value) for i in at.info if "optimistic" in rendered(i.value)]
     assert len(notes) == 1 and "fewer than 50 base items" in notes[0] and "91–92% at 30" in notes[0]
     assert "n = 20" in notes[0]
     at.switch_page("app_pages/choose.py").run()
     _clean(at)
-    notes = [i.value for i in at.info if "optimistic" in i.value]
+    notes = [rendered(i.value) for i in at.info if "optimistic" in rendered(i.value)]
     assert len(notes) == 1 and "n = 20" in notes[0]
 
 
 def test_default_data_has_no_small_cell_notice():
     at = _open("app_pages/profiles.py")
-    assert not [i.value for i in at.info if "optimistic" in i.value]
+    assert not [rendered(i.value) for i in at.info if "optimistic" in rendered(i.value)]

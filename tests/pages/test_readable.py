@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from cap_core.glossary import GLOSSARY, help_text
 from tests.cap_core.analyses.test_stress_on_data import hand_rates
 from tests.pages.app_pages import assert_clean, open_page
-from tests.pages.shown import shown_text
+from tests.pages.shown import rendered, shown_text
 from ui.display import cell_text, mostly_na
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def test_mostly_na_says_why_in_one_line():
 
 def test_glossary_page_lists_every_term_with_its_source():
     at = _open("app_pages/glossary.py")
-    lines = at.markdown[0].value.splitlines()
+    lines = rendered(at.markdown[0].value).splitlines()
     assert [ln.split("**")[1] for ln in lines] == [t.name for t in GLOSSARY.values()]
     assert all(ln.endswith(")*") and any(p in ln for p in ("CAP", "Validity", "Jev")) for ln in lines)
     # the paper's definitions, e.g. strict = both presentations correct (CAP Table 1), S / R (Validity Def. 2)
@@ -120,7 +120,7 @@ def test_same_judge_same_colour_across_selections_and_pages():
 
 def test_stress_on_loaded_subsets_matches_a_hand_count_and_follows_the_widgets():
     at = _open("app_pages/stress.py")
-    assert at.info[0].value.startswith("What this page takes from the sidebar")
+    assert rendered(at.info[0].value).startswith("What this page takes from the sidebar")
     at.selectbox(key="sb_benchmark").set_value("llmbar").run()
     at.multiselect(key="sb_entries").set_value(LLMBAR_JUDGES).run()
     at.selectbox(key="st_d_base").set_value("llmbar").run()
@@ -159,4 +159,4 @@ def test_stress_on_loaded_subsets_matches_a_hand_count_and_follows_the_widgets()
 ])
 def test_pages_say_what_of_the_sidebar_they_use(page, words):
     at = _open(page)
-    assert words in at.info[0].value
+    assert words in rendered(at.info[0].value)

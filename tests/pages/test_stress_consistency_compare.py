@@ -9,6 +9,8 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.shown import rendered
+
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "app.py")
 GEMMA = "GRM-Gemma-2B-rewardmodel-ft (RM)"
@@ -24,7 +26,7 @@ def start(page: str) -> AppTest:
 
 def clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [rendered(e.value) for e in at.error]
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -100,7 +102,8 @@ def test_stress_pair_without_shared_judges_says_so():
     at.selectbox(key="st_base").set_value("llmbar:all").run()
     at.selectbox(key="st_stressed").set_value("judgebench_pro:all").run()
     assert not at.exception and not at.error
-    assert any("No stress comparison" in w.value and "no judge and condition" in w.value for w in at.warning)
+    assert any("No stress comparison" in rendered(w.value) and "no judge and condition" in rendered(w.value)
+               for w in at.warning)
     assert not [c for c in at.get("plotly_chart") if "st_heatmap" in c.proto.id or "st_bars" in c.proto.id]
 
 
@@ -118,14 +121,16 @@ def test_consistency_condition_and_benchmark_change_the_matrices():
     assert c1["z"] != c7["z"]
     # judgerEva full shares fewer than 3 judges with every other benchmark on C1: named in one line, not a grid
     assert "judgereva:full" not in c1["x"]
-    assert any(c.value.startswith("Not in a grid") and "judgereva:full" in c.value for c in at.caption)
+    assert any(rendered(c.value).startswith("Not in a grid") and "judgereva:full" in rendered(c.value)
+               for c in at.caption)
     # the page opens on a view that has a matrix (judgerEva full has none)
     assert at.selectbox(key="cs_view").value != "judgereva:full"
     assert [c for c in at.get("plotly_chart") if "cs_cond_fig" in c.proto.id]
     # judgerEva full: 25 of its 28 condition pairs share one judge only (n/a): one line says why, no grid
     at.selectbox(key="cs_view").set_value("judgereva:full").run()
     assert not [c for c in at.get("plotly_chart") if "cs_cond_fig" in c.proto.id]
-    assert any(i.value.startswith("No matrix for judgereva:full: 25 of 28 condition pairs are n/a: 1 shared judge")
+    assert any(rendered(i.value).startswith("No matrix for judgereva:full: 25 of 28 condition pairs are n/a: 1 shared "
+                                            "judge")
                for i in at.info)
     at.selectbox(key="cs_view").set_value("judgereva:hard_empirical").run()
     cond = chart(at, "cs_cond_fig")["data"][0]
@@ -148,7 +153,7 @@ def test_consistency_with_one_view_says_why():
     at.toggle(key="sb_published").set_value(False).run()
     at.selectbox(key="cs_condition").set_value("C3").run()
     assert not at.exception and not at.error
-    assert any("No cross-benchmark ranking for C3" in w.value for w in at.warning)
+    assert any("No cross-benchmark ranking for C3" in rendered(w.value) for w in at.warning)
 
 
 def test_compare_judges_paired_family_and_hard_subset(shared_dir):
@@ -167,10 +172,10 @@ def test_compare_judges_paired_family_and_hard_subset(shared_dir):
         pa_gemma, abs=0.05)  # shown to 0.1
     assert overall["diff"] == pytest.approx(pa_o1 - pa_gemma, abs=0.05)
     assert overall["ci95_low"] <= overall["diff"] <= overall["ci95_high"]
-    assert any("Selection bias" in w.value for w in at.warning)
+    assert any("Selection bias" in rendered(w.value) for w in at.warning)
     hard = frame(at, "hard", "all items")
     assert set(hard["judge"]) == {O1, GEMMA}
-    assert any("no flag" in i.value.lower() or "carries a flag" in i.value for i in at.info)
+    assert any("no flag" in rendered(i.value).lower() or "carries a flag" in rendered(i.value) for i in at.info)
     first = paired["diff"].to_list()
     at.selectbox(key="cmp_b").set_value("internlm2-20b-reward (RM)").run()
     clean(at)
@@ -181,10 +186,10 @@ def test_compare_with_one_judge_or_published_only_says_so():
     at = start("app_pages/compare.py")
     at.selectbox(key="sb_benchmark").set_value("judgebench_claude").run()
     assert not at.exception and not at.error
-    assert any("Only one judge" in i.value for i in at.info)
+    assert any("Only one judge" in rendered(i.value) for i in at.info)
     at.selectbox(key="sb_benchmark").set_value("judgereva").run()
     assert not at.exception and not at.error
-    assert any("published values only" in i.value for i in at.info)
+    assert any("published values only" in rendered(i.value) for i in at.info)
     # family distances still work on the published judgerEva judges (CAP Table 17 pairs)
     summary = frame(at, "pair", "l1")
     assert {"OpenAI (WF)", "Anthropic (WF)", "Cross-Family avg."} <= set(summary["pair"])

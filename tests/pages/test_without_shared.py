@@ -28,6 +28,7 @@ import json, sys
 import cap_core
 from streamlit.testing.v1 import AppTest
 from tests.pages.app_pages import pages_in_app
+from tests.pages.shown import rendered
 
 out = {"cap_core": cap_core.__file__, "pages": {}}
 for page, title in pages_in_app():
@@ -35,9 +36,9 @@ for page, title in pages_in_app():
     at.switch_page(page).run()
     rec = {"exceptions": [e.value for e in at.exception], "titles": [t.value for t in at.title]}
     if page == "app_pages/label_audit.py":
-        rec["errors"] = [e.value for e in at.error]
-        rec["info"] = [i.value for i in at.info]
-        rec["captions"] = [c.value for c in at.caption]
+        rec["errors"] = [rendered(e.value) for e in at.error]
+        rec["info"] = [rendered(i.value) for i in at.info]
+        rec["captions"] = [rendered(c.value) for c in at.caption]
         rec["table"] = at.dataframe[0].value.to_dict(orient="records") if at.dataframe else []
         at.button(key="la_full").click().run()
         rec["full_exceptions"] = [e.value for e in at.exception]

@@ -67,13 +67,17 @@ def families(fingerprint: str, include_published: bool, view: str, overrides: tu
 
 
 def pair_sentence(pairs: pl.DataFrame, a: str | None, b: str | None) -> str | None:
-    """``"**A vs B**: L1 … points over n condition(s)…"`` for the chosen pair, or None."""
+    """``"**A vs B**: L1 … points over n condition(s)…"`` for the chosen pair (Markdown; the judge names
+    as plain text, :func:`ui.text.plain`), or None."""
+    from ui.text import plain
+
     mine = pairs.filter(pl.col("judge_a").is_in([a, b]) & pl.col("judge_b").is_in([a, b]))
     if not mine.height:
         return None
     r = mine.row(0, named=True)
     missing = f"; missing {r['missing_conditions']}" if r["missing_conditions"] else ""
-    return f"**{a} vs {b}**: L1 {r['l1']:.1f} points over {r['n_conditions']} condition(s){missing}."
+    return (f"**{plain(a)} vs {plain(b)}**: L1 {r['l1']:.1f} points over {r['n_conditions']} "
+            f"condition(s){plain(missing)}.")
 
 
 @st.cache_data(max_entries=16)

@@ -197,14 +197,18 @@ def tau_options(sw: pl.DataFrame, ops: pl.DataFrame) -> list[tuple[str, list[flo
 
 
 def points(sw: pl.DataFrame, taus: dict[str, float], s_high: float, r_high: float) -> tuple[pl.DataFrame, list[str]]:
-    """Sweep rows at each judge's slider τ and one markdown line per judge (S, R, quadrant)."""
+    """Sweep rows at each judge's slider τ and one markdown line per judge (S, R, quadrant; the name as
+    plain text, :func:`ui.text.plain`)."""
+    from ui.text import plain
+
     sel = selected_points(sw, taus)
     lines = []
     for r in sel.iter_rows(named=True):
         no_s = r["S"] != r["S"]
         s_txt = "not measurable" if no_s else f"{100 * r['S']:.1f}%"
         q = "not measured (no S)" if no_s else quadrant(r["S"], r["R"], s_high, r_high)
-        lines.append(f"**{r['judge']}** at τ = {r['tau']:g}: S = {s_txt}, R = {100 * r['R']:.1f}%; quadrant: {q}")
+        lines.append(f"**{plain(r['judge'])}** at τ = {r['tau']:g}: S = {s_txt}, R = {100 * r['R']:.1f}%; "
+                     f"quadrant: {q}")
     return sel, lines
 
 

@@ -113,7 +113,10 @@ def estimate(run_items: pl.DataFrame, spec: RunSpec) -> str:
     if run_items.height == 0:
         raise CAPInputError("no items selected", expected="at least one variant", fix="choose variants")
     est = estimate_run(run_items, spec, cache_dir())
-    usd = "unknown price for " + ", ".join(est["unknown_price"]) if est["usd"] is None else f"≈ ${est['usd']:.4f}"
+    from ui.text import plain
+
+    usd = ("unknown price for " + plain(", ".join(est["unknown_price"])) if est["usd"] is None
+           else f"≈ ${est['usd']:.4f}")
     return (f"**Estimate:** {est['calls']} judging calls on {run_items.height} items, {est['cached']} already "
             f"cached, {est['to_send']} to send (+ up to {est['evaluator_calls']} evaluator calls); cost {usd}.")
 

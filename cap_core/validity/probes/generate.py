@@ -180,7 +180,7 @@ def verify_probes(bases: pl.DataFrame, probes: pl.DataFrame, *, max_length_chang
         "none"), ``status`` ("kept" / "rejected") and ``reason`` ("" when kept).
     """
     if max_length_change is not None and (isinstance(max_length_change, bool) or not isinstance(
-            max_length_change, numbers.Real) or max_length_change <= 0):
+            max_length_change, numbers.Real) or not 0 < max_length_change < float("inf")):  # nan fails too
         raise CAPInputError("max_length_change must be a positive fraction", argument="max_length_change",
                             got=max_length_change, expected="e.g. 0.5 for 50%")
     bases = validate_bases(bases)

@@ -81,7 +81,7 @@ def parse_edit(text: str | None) -> str | None:
     for m in re.finditer(r"\{.*\}", text, re.S):
         try:
             obj = json.loads(m.group(0))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         val = obj.get("claim") if isinstance(obj, dict) else None
         return (val.strip() or None) if isinstance(val, str) else None
@@ -168,7 +168,8 @@ def generate_probes_llm(bases: pl.DataFrame, generator: str = DEFAULT_GENERATOR,
     ------
     CAPInputError
         Bad bases, an unknown slot (argument ``slots``), a bad ``max_attempts``,
-        ``max_calls`` or ``cache_dir``, or an empty ``generator``.
+        ``max_calls`` or ``cache_dir``, or an empty ``generator``; every request to the
+        generator failed (argument ``generator``, the first reason in the fix).
     """
     from cap_core.judging.cache import JudgeCache
     from cap_core.judging.client import Budget, JudgeClient
@@ -221,6 +222,13 @@ def generate_probes_llm(bases: pl.DataFrame, generator: str = DEFAULT_GENERATOR,
                 pending[(b, s)] += (("assistant", rec.completion), ("user", FEEDBACK.render(
                     reason=row["reason"], previous=t)))
     attempts = pl.DataFrame(log, schema=ATTEMPTS_SCHEMA, orient="row")
+    if attempts.height and (attempts["status"] == "failed").all():
+        from cap_core.judging.client import one_line
+
+        raise CAPInputError(f"every request to the generator failed ({attempts.height} of {attempts.height})",
+                            argument="generator", got=generator, expected="a model that answers",
+                            fix="check the model name, its key and --api-base; first reason: "
+                                + one_line(attempts["reason"][0], 200))
     pos_b, pos_s = {b: i for i, b in enumerate(by_id)}, {s: i for i, s in enumerate(SLOTS)}
     rows = [final[k] for k in sorted(final, key=lambda k: (pos_b[k[0]], pos_s[k[1]]))]
     from cap_core.validity.probes.generate import PROBES_SCHEMA

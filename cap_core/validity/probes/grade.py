@@ -114,7 +114,8 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     CAPInputError
         No judge given (argument ``judges``); probes without a ``status`` column; a bad
         ``max_calls`` or unusable ``cache_dir``; bad bases or probes (see
-        :func:`cap_core.validity.probes.generate.validate_bases`, e.g. a probe without base).
+        :func:`cap_core.validity.probes.generate.validate_bases`, e.g. a probe without base);
+        every grading request failed (argument ``judges``, the first reason in the fix).
     """
     from cap_core.judging.cache import JudgeCache
     from cap_core.judging.client import Budget, JudgeClient
@@ -141,6 +142,13 @@ def grade_probes(bases: pl.DataFrame, probes: pl.DataFrame, judges: list[str], *
     reqs = [JudgeRequest(model=j, messages=(("user", render(evidence[b], t)),), template_version=TEMPLATE_VERSION,
                          api_base=api_base, max_tokens=64) for j in judges for b, _, t in units]
     records = client.map(reqs)
+    if records and not any(r.status == "ok" for r in records):
+        from cap_core.judging.client import one_line
+
+        raise CAPInputError(f"every grading request failed ({len(records)} of {len(records)})", argument="judges",
+                            got=", ".join(judges), expected="judges that answer",
+                            fix="check the model names, their keys and --api-base; first reason: "
+                                + one_line(records[0].error or records[0].status, 200))
     grade = {(j, b, p): parse_grade(r.completion) if r.status == "ok" else None
              for (j, (b, p, _)), r in zip(((j, u) for j in judges for u in units), records)}
     rows, notices = [], [f"{len(reqs)} calls: {client.stats['requests']} sent, {client.stats['cache_hits']} "

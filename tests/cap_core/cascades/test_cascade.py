@@ -339,7 +339,7 @@ def test_cli_verbs_write_csv_and_exit_2_on_bad_input(tmp_path, capsys):
 
     save_dataset(_ds(), tmp_path / "d")
     assert main(["cascade", "--data", str(tmp_path / "d"), "--benchmark", "t", "--cheap", "C", "--fallback", "F",
-                 "--splits", "3", "--bootstrap", "50", "--out", str(tmp_path / "c.csv")]) == 0
+                 "--splits", "3", "--bootstrap", "100", "--out", str(tmp_path / "c.csv")]) == 0
     curve = pl.read_csv(tmp_path / "c.csv")
     assert curve["accuracy"][0] == pytest.approx(50.0) and curve["deferral_pct"][-1] == 100.0
     assert main(["agreement", "--data", str(tmp_path / "d"), "--benchmark", "t", "--judge", "C", "--judge", "F",

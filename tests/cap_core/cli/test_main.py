@@ -139,9 +139,10 @@ def test_too_few_resamples_and_unwritable_out(tables, tmp_path):
     data = tmp_path / "ds"
     main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)])
     res = _run_cli("profile", "--data", str(data), "--bootstrap", "1", "--out", str(tmp_path / "p.csv"))
-    assert res.returncode == 2 and "argument `--bootstrap`" in res.stderr
+    assert res.returncode == 2 and "argument --bootstrap: expected an integer from 100" in res.stderr
+    # a folder that refuses new files is found before anything is read or written, naming the option
     res = _run_cli("import", "table", str(items), "--judgments", str(judgments), "--out", "/proc/nowhere")
-    assert res.returncode == 2 and "cannot write the dataset directory" in res.stderr
+    assert res.returncode == 2 and "cannot be written there" in res.stderr and "argument `--out`" in res.stderr
     assert "Traceback" not in res.stderr
 
 
@@ -166,7 +167,7 @@ def test_bootstrap_so_large_it_would_exhaust_memory_states_the_limit(tables, tmp
     main(["import", "table", str(items), "--judgments", str(judgments), "--out", str(data)])
     res = _run_cli("profile", "--data", str(data), "--bootstrap", str(10**12), "--out", str(tmp_path / "p.csv"))
     line = _one_line_exit_2(res)
-    assert "argument `--bootstrap`" in line and f"{MAX_RESAMPLES:,}" in line
+    assert "argument --bootstrap: expected an integer from 100 to" in line and f"{MAX_RESAMPLES:,}" in line
     assert not (tmp_path / "p.csv").exists()
 
 
@@ -202,13 +203,15 @@ def test_user_errors_exit_2_with_one_line(tmp_path, case):
 
 
 def test_an_output_path_the_system_refuses_exits_2(tmp_path):
-    # --out inside a regular file: the judging run's folder cannot be made (an OSError, not a CAPInputError)
+    # --out inside a regular file: the judging run's folder cannot be made; refused before any call,
+    # naming the option and the file in the way (cap_core.cli.options.check_paths)
     blocker = tmp_path / "file.csv"
     blocker.write_text("x\n")
     res = _run_cli("judge", "--items", "testbed", "--model", "local/longer", "--cache", str(tmp_path / "cache"),
                    "--out", str(blocker / "run"), "--limit", "1")
     line = _one_line_exit_2(res)
-    assert str(blocker / "run") in line and "Not a directory" in line
+    assert str(blocker / "run") in line and f"{blocker} is a file" in line and "argument `--out`" in line
+    assert not (tmp_path / "cache").exists()
 
 
 @pytest.mark.parametrize("argv,pattern", [

@@ -19,6 +19,7 @@ Behaviour is chosen by a scenario word in the prompt (``SCENARIO:<name>``):
 ``conflict``      ``[[<wrong>]]`` first, then a JSON verdict for the GOOD answer
 ``rewrite``       echo the [Text] section padded/polished by rule (augmentation)
 ``losenot``       rewrite that drops the word "not" (fails label preservation)
+``echokey``       a JSON verdict preceded by the bearer token the request carried (a reply that leaks the key)
 
 Every request is recorded in ``hits`` as ``(prompt_sha, scenario, status)``;
 ``auth`` keeps the Authorization headers seen. Usage is 1000 prompt and 100
@@ -119,6 +120,12 @@ class OpenAIServer:
             time.sleep(sleep)
         if payload is None:
             payload = self._completion(body, prompt, scen)
+            if scen == "echokey":  # the reply leaks the bearer token the request carried
+                out = json.loads(payload)
+                key = h.headers.get("Authorization", "").removeprefix("Bearer ")
+                out["choices"][0]["message"]["content"] = f"Debug: you called me with {key}.\n" + \
+                    out["choices"][0]["message"]["content"]
+                payload = json.dumps(out).encode()
         self._send(h, status, payload, headers)
 
     def _completion(self, body: dict, prompt: str, scen: str) -> bytes:

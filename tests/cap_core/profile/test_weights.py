@@ -189,3 +189,31 @@ def test_argument_errors_name_the_argument_not_a_table_column():
     with pytest.raises(CAPInputError) as info:
         check_weights({c: 0 for c in PRESETS["balanced"]})
     assert "{" not in str(info.value) and "C1 0" in str(info.value)  # readable, not a Python dict
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights are relative: any finite scale gives the scores of the ratios (issue 21, item 6)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_huge_weights_give_the_scores_of_their_ratios(default_data_dir):
+    """``C1=1e308,C7=1e308`` summed to inf and scored every judge 0; it is 1:1."""
+    from cap_core.dataset import load_dataset
+    from cap_core.profile.conditions import compute_profile
+    from cap_core.profile.weights import weighted_scores
+
+    res = compute_profile(load_dataset(default_data_dir), n_resamples=200, seed=0, benchmarks=["judgebench"])
+    one = weighted_scores(res.profile, res.replicates, {"C1": 1, "C7": 1}, seed=0)
+    huge = weighted_scores(res.profile, res.replicates, {"C1": 1e308, "C7": 1e308}, seed=0)
+    assert one.height == 8 and huge["judge"].to_list() == one["judge"].to_list()
+    for col in ("score", "ci_low", "ci_high", "p_best"):
+        assert (huge[col] - one[col]).abs().max() < 1e-9, col
+    # 1:1 is the plain mean of the two primary values (by hand, from the profile rows)
+    prim = res.profile.filter(pl.col("primary") & pl.col("condition").is_in(["C1", "C7"]))
+    by_hand = prim.group_by("judge").agg(pl.col("value").mean().alias("mean"))
+    got = one.join(by_hand, on="judge")
+    assert (got["score"] - got["mean"]).abs().max() < 1e-9
+    # unequal huge weights are their ratio: 2e307 : 1e308 is 1 : 5
+    ratio = weighted_scores(res.profile, res.replicates, {"C1": 2e307, "C7": 1e308}, seed=0)
+    small = weighted_scores(res.profile, res.replicates, {"C1": 0.2, "C7": 1.0}, seed=0)
+    assert (ratio["score"] - small["score"]).abs().max() < 1e-9

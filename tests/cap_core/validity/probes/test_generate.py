@@ -74,6 +74,9 @@ def test_verifier_rejects_and_records_why():
     assert summary.filter(pl.col("slot") == "hedging_removal")["reasons"].item() == "moved both axes (1)"
     long = probes.head(1).with_columns(text=pl.lit(c.replace("some", "all") + " " + "x" * 100))
     assert verify_probes(ONE, long, max_length_change=0.5)["reason"][0].startswith("length changed")
+    for bad in (float("nan"), float("inf"), 0.0, -0.5):  # nan once passed: every length change "within" nan
+        with pytest.raises(CAPInputError, match="max_length_change must be a positive fraction"):
+            verify_probes(ONE, long, max_length_change=bad)
 
 
 def test_probe_without_base_is_refused():

@@ -1,0 +1,196 @@
+"""Writing output files: each file appears whole or not at all, and a refused run leaves none.
+
+Every file the project writes (CSV exports, dataset Parquet files, HTML reports, baseline
+JSON, run folders) goes through :func:`write_file`. It writes the content to a temporary
+file in the same folder (``.<name>.<random>.part``) and renames it over the target with
+:func:`os.replace`, which is atomic on one file system: a reader never sees half a file,
+and a write that fails (a full disk, a folder that refuses files) leaves the old file as it
+was and no partial new one.
+
+A command that writes several files runs inside :func:`all_or_nothing` (the CLI wraps every
+verb in one). Files written inside it are visible at once (a verb may read back what it
+wrote), but the block remembers what it changed: a file it replaced is kept aside under a
+hard link, and a folder it created is noted. When the block ends with an exception (a
+refused input found after the first file was written, a file that cannot be written), every
+file it wrote is removed, every replaced file is put back and every folder it created (and
+left empty) is removed, so a refused run leaves the disk as it found it. When the block ends
+normally, or with :class:`SystemExit` (a verb that decided its exit status, such as a failed
+gate after the leaderboard was written), the changes stay.
+
+Writes that must outlive a failure (the files of a judging run that already spent calls)
+go inside :func:`kept`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+__all__ = ["write_file", "remove_file", "make_dirs", "all_or_nothing", "kept"]
+
+
+@dataclass
+class _Changes:
+    """What one :func:`all_or_nothing` block did: files written (with the hard link holding the
+    file each replaced, or None) and folders created, in order."""
+
+    files: list[tuple[Path, Path | None]] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
+    seen: set[Path] = field(default_factory=set)
+
+
+_CURRENT: ContextVar[_Changes | None] = ContextVar("cap_outputs", default=None)
+
+
+def _aside(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{secrets.token_hex(4)}.old")
+
+
+def make_dirs(folder: str | Path) -> Path:
+    """Create ``folder`` and its missing parents (noted for a rollback); returns it as a Path.
+
+    Raises
+    ------
+    OSError
+        A parent is a file, or the system refuses the folder.
+    """
+    folder = Path(folder)
+    missing = []
+    p = folder
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    changes = _CURRENT.get()
+    if changes is not None:
+        changes.folders.extend(reversed(missing))
+    return folder
+
+
+def _note(path: Path) -> Path | None:
+    """Inside a block: keep the file at ``path`` aside (a hard link) the first time the block touches it."""
+    changes = _CURRENT.get()
+    if changes is None:
+        return None
+    key = path.absolute()
+    if key in changes.seen:
+        return None
+    changes.seen.add(key)
+    old = None
+    if path.is_file():
+        old = _aside(path)
+        try:
+            os.link(path, old)
+        except OSError:  # a file system without hard links: copy the bytes instead
+            old.write_bytes(path.read_bytes())
+    changes.files.append((key, old))
+    return old
+
+
+def write_file(path: str | Path, content: bytes | str | Callable[[Path], object], *,
+               encoding: str = "utf-8") -> Path:
+    """Write ``content`` to ``path`` through a temporary file in the same folder and an atomic rename.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write; missing parent folders are created.
+    content : bytes, str or callable
+        The bytes, the text (written with ``encoding``), or a function that writes the file
+        at the path it is given (e.g. ``lambda p: frame.write_parquet(p)``).
+    encoding : str, default "utf-8"
+        Encoding of text content.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        The folder cannot be created or the file cannot be written; no partial file is left.
+    """
+    path = Path(path)
+    make_dirs(path.parent)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    try:
+        if callable(content):
+            content(tmp)
+        else:
+            tmp.write_bytes(content.encode(encoding) if isinstance(content, str) else content)
+        _note(path)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError) and exc.filename in (None, str(tmp)):
+            exc.filename = str(path)  # name the file asked for, not the temporary one
+        raise
+    return path
+
+
+def remove_file(path: str | Path) -> None:
+    """Delete the file at ``path`` if there is one (put back if the enclosing block fails)."""
+    path = Path(path)
+    if not path.is_file():
+        return
+    _note(path)
+    path.unlink()
+
+
+def _rollback(changes: _Changes) -> None:
+    for path, old in reversed(changes.files):
+        with contextlib.suppress(OSError):
+            if old is not None:
+                os.replace(old, path)
+            elif path.is_file():
+                path.unlink()
+    for folder in reversed(changes.folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty: a folder that holds other files stays
+
+
+def _commit(changes: _Changes) -> None:
+    for _, old in changes.files:
+        if old is not None:
+            with contextlib.suppress(OSError):
+                old.unlink()
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Undo every :func:`write_file`, :func:`remove_file` and :func:`make_dirs` of the block if it
+    raises (module notes). Nested blocks join the outermost one."""
+    if _CURRENT.get() is not None:
+        yield
+        return
+    changes = _Changes()
+    token = _CURRENT.set(changes)
+    try:
+        yield
+    except SystemExit:
+        _commit(changes)
+        raise
+    except BaseException:
+        _rollback(changes)
+        raise
+    else:
+        _commit(changes)
+    finally:
+        _CURRENT.reset(token)
+
+
+@contextlib.contextmanager
+def kept() -> Iterator[None]:
+    """Writes inside this block stay even if an enclosing :func:`all_or_nothing` block fails."""
+    token = _CURRENT.set(None)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
