@@ -253,7 +253,7 @@ def compare_to_baseline(ds: Dataset | None, benchmark: str, judge: str, new_row:
         The baseline is of another benchmark, was taken with other weights, or lacks the judge.
     """
     from cap_core.profile.conditions import compute_profile
-    from cap_core.profile.weights import weight_shares, weighted_score_draws
+    from cap_core.profile.weights import weighted_score_draws
 
     if baseline["benchmark"] != benchmark:
         raise CAPInputError("the baseline is of another benchmark", argument="--baseline",
