@@ -140,7 +140,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
     sm = sub.add_parser("summary", help="per judge: items received, verdicts, tie and unparsed rates (no gold needed)")
     sm.add_argument("--data", type=Path, required=True)
-    sm.add_argument("--out", type=Path, required=True)
+    sm.add_argument("--out", type=output_file, required=True)
 
     for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv), ("summary", sm)):
         parser.set_defaults(handler=_VERBS[name])
@@ -264,10 +264,8 @@ def _coverage(args: argparse.Namespace) -> str:
 
 def _summary(args: argparse.Namespace) -> str:
     from cap_core.analyses.verdict_summary import verdict_summary
-    from cap_core.cli.options import check_outputs
     from cap_core.dataset import load_dataset
 
-    check_outputs(out=args.out)
     out = verdict_summary(load_dataset(args.data))
     write_csv(out, args.out)
     return f"wrote {out.height} judge rows (items received, tie and unparsed rates) to {args.out}"

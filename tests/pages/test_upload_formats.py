@@ -9,6 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.app_pages import APP_PY, assert_clean
+from tests.pages.shown import rendered
 
 FX = Path(__file__).resolve().parents[1] / "fixtures"
 MT = FX / "mtbench"
@@ -67,7 +68,7 @@ def test_bad_tool_file_is_a_message_not_a_traceback():
     bad = FX / "bad" / "mtbench" / "gpt-4_pair.jsonl"
     at.file_uploader(key="sb_tool_files").set_value(("gpt-4_pair.jsonl", bad.read_bytes(), "application/json")).run()
     assert not at.exception
-    msg = at.error[0].value
+    msg = rendered(at.error[0].value)  # shown as text: the message's punctuation is escaped
     assert "gpt-4_pair.jsonl" in msg and "row 1" in msg and "model_2" in msg
 
 

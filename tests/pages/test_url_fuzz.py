@@ -40,7 +40,7 @@ CASES: list[tuple[str, list[tuple[str, str | list[str], str]]]] = [
         ("judge", [f"[a]({EVIL})", "nosuch judge"], "judges not available"),
         ("pub", "2", "pub="),
         ("preset", "${\\color{red}x}$", "preset"),
-        ("w", "C1=5", "weights"),
+        ("w", "C1=6", "weights"),  # the sliders go to 5
         ("min", "C7=nan", "minimums"),
         ("fail", "drop", "fail="),
         ("items", "all", "items="),

@@ -122,6 +122,10 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("profile: --workers 0", _profile("--engine", "dask", "--workers", "0"), "--workers"),
     ("profile: --engine unknown", _profile("--engine", "spark"), "--engine"),
     ("coverage: --data missing", ["coverage", "--data", "{X}/nope", "--out", "{T}/c.csv"], "nope"),
+    ("summary: --data missing", ["summary", "--data", "{X}/nope", "--out", "{T}/s.csv"], "nope"),
+    ("summary: --out replaces the data's judgments", ["summary", "--data", "{D}", "--out",
+                                                      "{D}/judgments.parquet"], "--out"),
+    ("summary: --out is a folder", ["summary", "--data", "{D}", "--out", "{D}"], "--out"),
     ("coverage: --out replaces the data's judgments", ["coverage", "--data", "{D}", "--out",
                                                        "{D}/judgments.parquet"], "--out"),
     # -- choose: weights, presets, minimums, gates ------------------------------------------------
