@@ -48,7 +48,7 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError, capped
 
 __all__ = ["verdict_rows", "verdict_grid", "verdict_flags", "choose_verdicts", "counted", "check_failures",
-           "shared_items", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES", "FAILURE_RULES"]
+           "shared_items", "joint_units", "VERDICT_ROWS_SCHEMA", "FLAGS", "VERDICT_SOURCES", "FAILURE_RULES"]
 
 #: Which verdict feeds the correctness rule: ``derived`` (CAP's reading of the source,
 #: e.g. equal scores -> tie; the default) or ``recorded`` (the verdict the source itself
@@ -169,7 +169,7 @@ def _names(given, allowed: list[str], what: str) -> list[str] | None:
 
 
 def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: list[str] | None = None,
-                 carry: tuple[str, ...] = ()) -> pl.DataFrame:
+                 carry: tuple[str, ...] = (), gold_only: bool = False) -> pl.DataFrame:
     """Every verdict a judge gave or should have given, with its correctness flags.
 
     Parameters
@@ -182,6 +182,10 @@ def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: li
     carry : tuple of str
         Further judgment columns to carry along (e.g. ``"rationale_supported"``,
         ``"confidence"``); null on missing rows.
+    gold_only : bool, default False
+        Keep only the items that have a gold label: what every analysis that scores
+        verdicts against gold reads (an item without gold is outside its denominator,
+        never a wrong verdict; module notes).
 
     Returns
     -------
@@ -219,6 +223,8 @@ def verdict_rows(ds: Dataset, *, benchmarks: list[str] | None = None, judges: li
         pl.Series(names, dtype=pl.String).gather(cols["judge"]).alias("judge"),
         pl.Series(["AB", "BA"], dtype=pl.String).gather(cols["order"]).alias("order")])],
         how="horizontal")
+    if gold_only:
+        out = out.filter(pl.col("gold").is_not_null())
     return out.with_columns(verdict_flags()).select(*VERDICT_ROWS_SCHEMA, *carry)
 
 
@@ -322,7 +328,7 @@ def counted(received, gold_known, failed, *, failures: str = "count", needs_gold
 
 
 def shared_items(ds: Dataset, *, judges: list[str] | None = None,
-                 benchmarks: list[str] | None = None) -> pl.DataFrame:
+                 benchmarks: list[str] | None = None, failures: str = "count") -> pl.DataFrame:
     """The items every judge received, per benchmark: where judges can be compared.
 
     Parameters
@@ -331,12 +337,18 @@ def shared_items(ds: Dataset, *, judges: list[str] | None = None,
     judges, benchmarks : list of str, optional
         Restrict to these names (default all). On each benchmark, the judges that have
         at least one judgment there count; a judge with none is not part of it.
+    failures : {"count", "exclude"}
+        Under ``exclude`` an item on which some judge has an ``unparsed`` or missing verdict
+        is not shared either: it is outside that judge's denominator, so comparing the
+        others on it would compare different items (a judge that fails on the hard items
+        must not win by it).
 
     Returns
     -------
     polars.DataFrame
         ``benchmark``, ``item_id`` (String): the items on which each of those judges has
-        a judgment row (the received rule of the module notes), sorted.
+        a judgment row (the received rule of the module notes) and, under ``exclude``, no
+        failed verdict, sorted.
 
     Raises
     ------
@@ -355,5 +367,25 @@ def shared_items(ds: Dataset, *, judges: list[str] | None = None,
         jm = jm.filter(pl.col("judge").is_in(judge_list))
     per = jm.unique()
     n_judges = per.group_by("benchmark").agg(pl.col("judge").n_unique().alias("_n"))
-    return (per.group_by("benchmark", "item_id").agg(pl.len().alias("_k")).join(n_judges, on="benchmark")
-            .filter(pl.col("_k") == pl.col("_n")).select("benchmark", "item_id").sort("benchmark", "item_id"))
+    out = (per.group_by("benchmark", "item_id").agg(pl.len().alias("_k")).join(n_judges, on="benchmark")
+           .filter(pl.col("_k") == pl.col("_n")).select("benchmark", "item_id").sort("benchmark", "item_id"))
+    if check_failures(failures) == "exclude" and out.height:
+        rows = verdict_rows(ds.keep_items(out), benchmarks=benches, judges=judge_list)
+        failed = rows.filter(pl.col("unparsed") | pl.col("missing")).select("benchmark", "item_id").unique()
+        out = out.join(failed, on=["benchmark", "item_id"], how="anti")
+    return out
+
+
+def joint_units(rows: pl.DataFrame, judges: list[str], unit: tuple[str, ...] = ("item_id", "order")) -> pl.DataFrame:
+    """``rows`` (of :func:`verdict_rows`) on the units every one of ``judges`` has a verdict on.
+
+    A unit (by default an item in one order) is kept when each listed judge has a row there
+    that is not ``missing``: an item a judge never received (no row at all, module notes) and
+    an order it lacks both take the unit out, for every judge. The one rule of "judged by all"
+    for juries, agreement and paired comparisons.
+    """
+    judges = list(dict.fromkeys(judges))
+    mine = rows.filter(pl.col("judge").is_in(judges))
+    full = (mine.filter(~pl.col("missing")).group_by(*unit).agg(pl.col("judge").n_unique().alias("_k"))
+            .filter(pl.col("_k") == len(judges)).drop("_k"))
+    return mine.join(full, on=list(unit), how="semi")

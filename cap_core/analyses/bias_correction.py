@@ -75,7 +75,7 @@ def position_parameters(ds: Dataset, benchmark: str, judges: list[str] | None = 
     if not known or chosen == []:
         raise CAPInputError(f"no judgments on {benchmark} for these judges", argument="judges", got=judges)
     # the judgments given (missing cells are not judgments)
-    jm = verdict_rows(ds, benchmarks=[benchmark], judges=chosen).filter(~pl.col("missing"))
+    jm = verdict_rows(ds, benchmarks=[benchmark], judges=chosen, gold_only=True).filter(~pl.col("missing"))
     gold_first = ((pl.col("order") == "AB") & (pl.col("gold") == "A")) | (
         (pl.col("order") == "BA") & (pl.col("gold") == "B"))
     correct = pl.col("correct").cast(pl.Float64)

@@ -121,7 +121,7 @@ def hard_empirical_items(ds: Dataset, benchmark: str, selectors: list[str]) -> t
     -------
     (polars.DataFrame, int)
         Hard items (``item_id``, ``base_item_id``, ``n_wrong`` Int64) and the number
-        of candidate items.
+        of candidate items (items of the reference variant that have a gold label).
 
     Raises
     ------
@@ -132,7 +132,8 @@ def hard_empirical_items(ds: Dataset, benchmark: str, selectors: list[str]) -> t
     items = ds.items.filter(pl.col("benchmark") == benchmark)
     ref = reference_variant(items)
     cand = items if ref is None else items.filter(pl.col("variant") == ref)
-    ab = verdict_rows(ds, benchmarks=[benchmark], judges=selectors).filter(
+    cand = cand.filter(pl.col("gold").is_not_null())  # a verdict on an item without gold is never wrong
+    ab = verdict_rows(ds, benchmarks=[benchmark], judges=selectors, gold_only=True).filter(
         (pl.col("order") == "AB") & ~pl.col("missing"))
     if ab.height == 0:
         raise CAPInputError(f"no A/B-order verdict of the chosen judges on {benchmark}", column="order",

@@ -34,7 +34,7 @@ from cap_core.bootstrap import check_bootstrap_args, percentile_interval
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult, compute_profile
-from cap_core.verdicts import verdict_rows
+from cap_core.verdicts import check_failures, verdict_rows
 
 __all__ = ["holm", "jointly_scored", "paired_from_result", "compare_judges", "compare_many", "verdict", "bootstrap_p",
            "adjust_separated", "CORRECTIONS"]
@@ -174,7 +174,7 @@ def verdict(ci95: tuple[float, float], ci90: tuple[float, float], margin: float 
     return "inconclusive"
 
 
-def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> Dataset:
+def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, failures: str = "count") -> Dataset:
     """Restrict a benchmark to the items both judges scored in every order present.
 
     Returns
@@ -205,8 +205,10 @@ def jointly_scored(ds: Dataset, judge_a: str, judge_b: str, benchmark: str) -> D
     jm = jm.filter(pl.col("judge").is_in([judge_a, judge_b]))
     # items both judges received (verdict_rows holds a judge's rows on its received items only) where
     # neither is missing a verdict in any order either used (verdict_rows' missing flag)
+    # (under failures="exclude" also no unparsed verdict: the item is outside that judge's n)
     rows = verdict_rows(ds, benchmarks=[benchmark], judges=[judge_a, judge_b])
-    keep = rows.group_by("item_id").agg(pl.col("missing").any().alias("gap"), pl.col("judge").n_unique().alias("k")
+    bad = pl.col("missing") | (pl.col("unparsed") if check_failures(failures) == "exclude" else pl.lit(False))
+    keep = rows.group_by("item_id").agg(bad.any().alias("gap"), pl.col("judge").n_unique().alias("k")
                                         ).filter(~pl.col("gap") & (pl.col("k") == 2)).get_column("item_id")
     if keep.len() == 0:
         raise CAPInputError(f"{judge_a} and {judge_b} share no scored item on {benchmark}", column="item_id",
@@ -297,7 +299,7 @@ def compare_judges(ds: Dataset, judge_a: str, judge_b: str, benchmark: str, *, n
         See :func:`jointly_scored`; bad bootstrap arguments.
     """
     check_bootstrap_args(n_resamples, seed, 0.95)
-    sub = jointly_scored(ds, judge_a, judge_b, benchmark)
+    sub = jointly_scored(ds, judge_a, judge_b, benchmark, failures)
     res = compute_profile(sub, n_resamples=n_resamples, seed=seed, benchmarks=[benchmark], failures=failures)
     out = paired_from_result(res, judge_a, judge_b, benchmark=benchmark, margin=margin)
     return out.select(pl.lit(judge_a).alias("judge_a"), pl.lit(judge_b).alias("judge_b"),

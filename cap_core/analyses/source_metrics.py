@@ -236,7 +236,7 @@ def _rewardbench_rows(ds: Dataset) -> pl.DataFrame:
         "judge", "benchmark").unique()
     if scored.height == 0:
         return pl.DataFrame()
-    rows = verdict_rows(ds, carry=("score_a", "score_b")).join(scored, on=["judge", "benchmark"])
+    rows = verdict_rows(ds, carry=("score_a", "score_b"), gold_only=True).join(scored, on=["judge", "benchmark"])
     chosen = pl.when(pl.col("gold") == "A").then(pl.col("score_a")).otherwise(pl.col("score_b"))
     rejected = pl.when(pl.col("gold") == "A").then(pl.col("score_b")).otherwise(pl.col("score_a"))
     rows = rows.with_columns((chosen > rejected).fill_null(False).cast(pl.Float64).alias("_ok"))

@@ -22,7 +22,7 @@ from sklearn.metrics import cohen_kappa_score
 from cap_core.cascades.judge_confidence import BANDS, item_confidence
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.verdicts import verdict_rows
+from cap_core.verdicts import joint_units, verdict_rows
 
 __all__ = ["verdict_table", "repeated_errors", "agreement_matrix", "LABEL"]
 
@@ -48,11 +48,8 @@ def _shared_units(ds: Dataset, benchmark: str, judges: list[str], rows: pl.DataF
     judges = list(dict.fromkeys(judges))
     _check_judges(ds, benchmark, judges)
     if rows is None:
-        rows = verdict_rows(ds, benchmarks=[benchmark], judges=judges)
-    else:
-        rows = rows.filter(pl.col("judge").is_in(judges))
-    gaps = rows.group_by("item_id", "order").agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap"))
-    kept = rows.join(gaps.select("item_id", "order"), on=["item_id", "order"], how="semi")
+        rows = verdict_rows(ds, benchmarks=[benchmark], judges=judges, gold_only=True)
+    kept = joint_units(rows, judges)  # every judge has a verdict there (items it never received drop out)
     if kept.height == 0:
         raise CAPInputError(f"the judges share no verdict unit on {benchmark!r}", column="item_id",
                             expected="(item, order) pairs judged by every judge", got=", ".join(judges),
@@ -149,7 +146,12 @@ def agreement_matrix(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataF
         raise CAPInputError("no judges given", argument="judges", expected="one or more judges")
     names = [*judges, LABEL]
     _check_judges(ds, benchmark, judges)
-    every = verdict_rows(ds, benchmarks=[benchmark], judges=judges)
+    every = verdict_rows(ds, benchmarks=[benchmark], judges=judges, gold_only=True)
+    if every.height == 0:
+        raise CAPInputError(f"no item of {benchmark!r} has a gold label: agreement with the label needs gold",
+                            argument="benchmark", got=benchmark,
+                            fix="import a gold source (e.g. --gold-judge or --gold), or compare judges on a "
+                                "benchmark with gold")
     rows = []
     for a in names:
         for b in names:

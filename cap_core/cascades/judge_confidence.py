@@ -47,7 +47,12 @@ def _judge_rows(ds: Dataset, benchmark: str, judge: str, carry: tuple[str, ...] 
         raise CAPInputError(f"judge {judge!r} has no verdicts on benchmark {benchmark!r}", argument="judge",
                             expected="one of " + ", ".join(known) if known else "a benchmark with judgments",
                             got=judge, fix="pick a judge listed for this benchmark")
-    return verdict_rows(ds, benchmarks=[benchmark], judges=[judge], carry=carry)
+    rows = verdict_rows(ds, benchmarks=[benchmark], judges=[judge], carry=carry, gold_only=True)
+    if rows.height == 0:
+        raise CAPInputError(f"no item {judge!r} judged on {benchmark!r} has a gold label: accuracy needs gold",
+                            argument="benchmark", got=benchmark,
+                            fix="import a gold source (--gold-judge or --gold), or use a benchmark with gold")
+    return rows
 
 
 def item_frame(ds: Dataset, benchmark: str, judge: str) -> pl.DataFrame:

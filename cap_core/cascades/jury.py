@@ -63,15 +63,15 @@ def _votes(ds: Dataset, benchmark: str, judges: list[str]) -> pl.DataFrame:
     if missing:
         raise CAPInputError(f"judge {missing[0]!r} has no verdicts on {benchmark!r}", argument="judge",
                             got=missing[0], fix="pick judges listed for this benchmark")
-    rows = verdicts.verdict_rows(ds, benchmarks=[benchmark], judges=list(dict.fromkeys(judges)))
-    # orders every juror used, and the (item, order) units where every juror has a verdict
+    rows = verdicts.verdict_rows(ds, benchmarks=[benchmark], judges=list(dict.fromkeys(judges)), gold_only=True)
+    # orders every juror used, and the items every juror judged in each of them (verdicts.joint_units)
     given = rows.filter(~pl.col("missing"))
     orders = given.group_by("order").agg(pl.col("judge").n_unique().alias("k")).filter(
         pl.col("k") == len(set(judges)))["order"].to_list()
-    units = (rows.filter(pl.col("order").is_in(orders)).group_by("item_id", "order")
-             .agg(pl.col("missing").any().alias("gap")).filter(~pl.col("gap")))
-    full = units.group_by("item_id").len().filter(pl.col("len") == len(orders)).select("item_id")
-    kept = rows.join(full, on="item_id", how="semi").filter(pl.col("order").is_in(orders))
+    units = verdicts.joint_units(rows.filter(pl.col("order").is_in(orders)), list(set(judges)))
+    full = (units.select("item_id", "order").unique().group_by("item_id").len()
+            .filter(pl.col("len") == len(orders)).select("item_id"))
+    kept = units.join(full, on="item_id", how="semi")
     if kept.height == 0:
         raise CAPInputError(f"the jurors share no item on {benchmark!r}", column="item_id",
                             expected="items judged by every juror", fix="choose judges that rated the same items")

@@ -62,7 +62,7 @@ def disagreements(ds: Dataset, benchmark: str, leader: str, runner_up: str,
     text_table = ds.texts if ds.texts is not None else ds.items
     texts = [c for c in TEXT_COLUMNS if c in text_table.columns]
     schema = {**DRILL_SCHEMA, **{c: pl.String for c in texts}}
-    rows = verdict_rows(ds, benchmarks=[benchmark], judges=[leader, runner_up])
+    rows = verdict_rows(ds, benchmarks=[benchmark], judges=[leader, runner_up], gold_only=True)
     if rows.height == 0 or leader == runner_up:
         return pl.DataFrame(schema=schema)
     items_b = ds.items.filter(pl.col("benchmark") == benchmark)

@@ -65,16 +65,20 @@ class ItemCoverage:
         Items every listed judge received.
     received : dict of str to int
         Items each judge received (has a judgment row on), judges sorted.
+    failures : str
+        The failure rule ``n_shared`` was counted under.
     """
 
     benchmark: str
     n_items: int
     n_shared: int
     received: dict = field(default_factory=dict)
+    failures: str = "count"
 
     @property
     def differ(self) -> bool:
-        """True when the judges' item sets are not all the same."""
+        """True when the judges' item sets are not all the same (under ``failures="exclude"``: the items
+        each judged without a failure)."""
         return any(n != self.n_shared for n in self.received.values())
 
     def sentence(self, items: str) -> str:
@@ -86,14 +90,19 @@ class ItemCoverage:
                                                                  else "")
         head = (f"{self.benchmark}: the judges' item sets differ (items received of {self.n_items}: {listed}); ")
         if items == "shared":
-            return head + (f"they are compared on the {self.n_shared} items all of them received "
+            what = ("received and judged without a failed verdict" if self.failures == "exclude"
+                    else "received")
+            return head + (f"they are compared on the {self.n_shared} items all of them {what} "
                            "(choose own items to score each on everything it judged).")
         return head + ("each is scored on its own items, so differences between judges mix item sets "
                        f"(choose shared items to compare them on the {self.n_shared} they share).")
 
 
-def item_coverage(ds: Dataset, benchmark: str, judges: list[str] | None = None) -> ItemCoverage:
-    """:class:`ItemCoverage` of ``judges`` (default: every judge with judgments there) on ``benchmark``.
+def item_coverage(ds: Dataset, benchmark: str, judges: list[str] | None = None,
+                  failures: str = "count") -> ItemCoverage:
+    """:class:`ItemCoverage` of ``judges`` (default: every judge with judgments there) on ``benchmark``;
+    ``n_shared`` follows :func:`cap_core.verdicts.shared_items` under ``failures`` (with ``exclude``,
+    an item some judge failed on is not shared).
 
     Raises
     ------
@@ -109,8 +118,9 @@ def item_coverage(ds: Dataset, benchmark: str, judges: list[str] | None = None) 
     per = jm.select("judge", "item_id").unique().group_by("judge").len().sort("judge")
     received = dict(zip(per["judge"].to_list(), per["len"].to_list()))
     n_items = int(ds.items.filter(pl.col("benchmark") == benchmark).height)
-    n_shared = shared_items(ds, judges=sorted(received), benchmarks=[benchmark]).height if received else 0
-    return ItemCoverage(benchmark, n_items, n_shared, received)
+    n_shared = (shared_items(ds, judges=sorted(received), benchmarks=[benchmark], failures=failures).height
+                if received else 0)
+    return ItemCoverage(benchmark, n_items, n_shared, received, failures)
 
 
 def comparison_profile(ds: Dataset, benchmark: str, *, judges: list[str] | None = None, items: str = "shared",
@@ -133,7 +143,7 @@ def comparison_profile(ds: Dataset, benchmark: str, *, judges: list[str] | None 
     """
     items = check_items(items)
     failures = check_failures(failures)
-    cov = item_coverage(ds, benchmark, judges)
+    cov = item_coverage(ds, benchmark, judges, failures)
     chosen = sorted(cov.received)
     if not chosen:
         raise CAPInputError("no judgment of the chosen judges on this benchmark", argument="judges",
@@ -146,7 +156,7 @@ def comparison_profile(ds: Dataset, benchmark: str, *, judges: list[str] | None 
                                 expected=f"at least one item of {benchmark} judged by every chosen judge",
                                 fix="compare fewer judges, or score each on its own items (items='own')")
         data = ds.select(benchmarks=[benchmark], judges=chosen).keep_items(
-            shared_items(ds, judges=chosen, benchmarks=[benchmark]))
+            shared_items(ds, judges=chosen, benchmarks=[benchmark], failures=failures))
     res = compute_profile(data, n_resamples=n_resamples, seed=seed, level=level, benchmarks=[benchmark],
                           judges=chosen, failures=failures)
     return res, cov

@@ -157,7 +157,7 @@ _OPS = {
 }
 
 
-def _row_specs(plans, subsets):
+def _row_specs(plans, subsets, partial_gold: bool = False):
     """(subset, condition, metric, kind, keys) per profile row, in output order."""
     specs = []
     for s in subsets:
@@ -167,7 +167,8 @@ def _row_specs(plans, subsets):
             if named:
                 specs.append((s, "overall", "macro_pa", "macro", [("overall", "pa", t) for t in named]))
         if s != "all":
-            specs += _pair_specs(s, "C7") if plans["C7"].kind == "position" else [(s, "C7", "strict", "none", [])]
+            specs += (_pair_specs(s, "C7", partial_gold) if plans["C7"].kind == "position"
+                      else [(s, "C7", "strict", "none", [])])
             continue
         for cond in CONDITION_IDS:
             p = plans[cond]
@@ -178,7 +179,7 @@ def _row_specs(plans, subsets):
                           (s, cond, "natural_pa", "cell", [(cond, "natural_pa", s)]),
                           (s, cond, "surface_gap", "diff", [(cond, "natural_pa", s), (cond, "pa", s)])]
             elif p.kind in ("paired", "position"):
-                specs += _pair_specs(s, cond)
+                specs += _pair_specs(s, cond, partial_gold)
             elif p.kind == "rationale":
                 specs += [(s, cond, "supported", "cell", [(cond, "supported", s)]),
                           (s, cond, "supported_correct", "prod", [(cond, "acc", s), (cond, "supported", s)])]
@@ -187,10 +188,12 @@ def _row_specs(plans, subsets):
     return specs
 
 
-def _pair_specs(s, cond):
+def _pair_specs(s, cond, partial_gold: bool = False):
+    # stable-but-wrong compares consistency and strict on the same items: those with gold when some lack it
+    cons = (cond, "consistency_g" if partial_gold else "consistency", s)
     return [(s, cond, "strict", "cell", [(cond, "strict", s)]),
             (s, cond, "consistency", "cell", [(cond, "consistency", s)]),
-            (s, cond, "stable_but_wrong", "diff", [(cond, "consistency", s), (cond, "strict", s)])]
+            (s, cond, "stable_but_wrong", "diff", [cons, (cond, "strict", s)])]
 
 
 def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...], n: int) -> str:
@@ -216,7 +219,7 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
     type_of = {k: t for t, k in enumerate(types)}
     rows, kinds, k0, k1, macro = [], [], [], [], []
-    specs = _row_specs(plans, subsets)
+    specs = _row_specs(plans, subsets, ctx.partial_gold)
     for j, judge in enumerate(judges):
         for s, cond, metric, kind, keys in specs:
             ks = [type_of[k] * len(judges) + j for k in keys]

@@ -240,7 +240,7 @@ def _failed(v: np.ndarray) -> np.ndarray:
 
 
 def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: object = ...,
-              failures: str = "count") -> None:
+              failures: str = "count", partial_gold: bool = False) -> None:
     """Register every measurable cell of one benchmark (rules: conditions module).
 
     ``ref``: the benchmark's reference variant (default: from ``u.items``; a partition
@@ -248,6 +248,9 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
     Each cell's denominator follows :func:`cap_core.verdicts.counted` (the denominator
     rule); where every unit of every judge is in it, the cell keeps one shared
     denominator (complete data: the same sums as before the rule existed).
+    ``partial_gold``: some items of the benchmark lack gold; pure consistency is then also
+    registered over the items with gold (``consistency_g``), so that stable-but-wrong
+    (consistency minus strict) compares the same items.
     """
     correct, bad = u.ok, u.bad  # flags of cap_core.verdicts.verdict_rows
     failed = {o: _failed(u.v[o]) for o in orders}
@@ -294,6 +297,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
             fail = failed["AB"][:, it] | failed["BA"][:, it]
             add(("C7", "strict", s), u.base[it], correct["AB"][:, it] & correct["BA"][:, it], both, fail, rv, gd)
             add(("C7", "consistency", s), u.base[it], consistent(ab, ba), both, fail, rv, gd, needs_gold=False)
+            if partial_gold:
+                add(("C7", "consistency_g", s), u.base[it], consistent(ab, ba), both, fail, rv, gd)
     for cond, p in plans.items():
         if p.kind in ("content", "subset_gap"):
             for metric in ("pa", "natural_pa") if p.kind == "subset_gap" else ("pa",):
@@ -309,6 +314,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
             rv, gd = u.recv[:, r] & u.recv[:, t], u.gold[r] & u.gold[t]
             add((cond, "strict", "all"), base, strict, nb, nf, rv, gd)
             add((cond, "consistency", "all"), base, cons, nb, nf, rv, gd, needs_gold=False)
+            if partial_gold:
+                add((cond, "consistency_g", "all"), base, cons, nb, nf, rv, gd)
     if plans["C8"].kind == "rationale":
         o0 = orders[0]
         ok, rs = correct[o0], u.rs
@@ -408,6 +415,7 @@ class BenchContext:
     strata: np.ndarray
     notices: tuple = ()
     failures: str = "count"
+    partial_gold: bool = False
 
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
@@ -437,7 +445,7 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
                        "verdicts with gold use the items that have one, pure consistency uses all"
                        + ("" if n_nogold < items_b.height else " (every accuracy metric here needs gold)"))
     return BenchContext(bench, items_b, present, [judge_list[x] for x in present], tuple(orders), plans, subsets,
-                        ref, n_base, strata, tuple(notices), failures)
+                        ref, n_base, strata, tuple(notices), failures, 0 < n_nogold < items_b.height)
 
 
 @dataclass
@@ -470,7 +478,8 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     rows = np.zeros(u.n_base, dtype=np.int64)
     rows[u.base] = items_part.get_column("base_idx").to_numpy()
     cells = Cells(len(ctx.present), u.n_base)
-    add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures)
+    add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures,
+              partial_gold=ctx.partial_gold)
     num, den, den_col, tot = cells.matrices()
     return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
 
