@@ -308,7 +308,11 @@ def _measured(sel: Selection) -> dict[str, list[str]]:
     """Set ``sel.measured``; for each condition no selected judge has, the benchmarks that measure it."""
     from ui.cache.choose import measured_conditions, measured_elsewhere
 
-    sel.measured = measured_conditions(sel) if sel.benchmark and sel.labels else list(CONDITION_IDS)
+    try:
+        sel.measured = measured_conditions(sel) if sel.benchmark and sel.labels else list(CONDITION_IDS)
+    except CAPInputError as err:  # the selection cannot be profiled: every page says why, none stops
+        sel.measured = list(CONDITION_IDS)
+        notice("warning", str(err), where=st.sidebar)
     return {c: measured_elsewhere(sel, c) for c in CONDITION_IDS if c not in sel.measured}
 
 
@@ -385,7 +389,7 @@ ITEM_WORDS = {"shared": "items all selected judges judged", "own": "each judge's
 
 def _rules(sb, sel: Selection) -> None:
     """Failed judgments counted or left out; with judges whose item sets differ, shared or own items."""
-    from ui.cache.choose import item_note
+    from ui.cache.choose import item_coverage_of, item_note
 
     sel.failures = sb.radio(
         "Failed judgments", list(FAILURE_WORDS), format_func=FAILURE_WORDS.get, horizontal=True,
@@ -393,7 +397,15 @@ def _rules(sb, sel: Selection) -> None:
         help="An unparsed verdict or a missing order: 'count as wrong' keeps the item in n, never correct; "
              "'leave out' drops it from n (CAP App. L: API and parse failures lower n). Ties always count.")
     sel.items = "shared"
-    if item_note(sel):  # the selected judges' item sets differ: the choice is the user's
+    cov = item_coverage_of(sel)
+    if cov is not None and cov.differ and cov.n_shared == 0:
+        # nothing to compare on: each judge on its own items, said plainly (a shared comparison cannot exist)
+        sel.items = "own"
+        sel.item_note = cov.sentence("own")
+        notice("caption", "The selected judges share no item" + (" judged without a failed verdict"
+               if sel.failures == "exclude" else "") + ", so each is scored on its own items. " + sel.item_note,
+               where=sb)
+    elif cov is not None and cov.differ:  # the selected judges' item sets differ: the choice is the user's
         sel.items = sb.radio("Compare judges on", list(ITEM_WORDS), format_func=ITEM_WORDS.get,
                              key=kept("sb_items", "shared", options=list(ITEM_WORDS)))
         sel.item_note = item_note(sel)

@@ -83,3 +83,22 @@ def test_first_screen_leads_to_choose():
     assert_clean(at)
     first = at.get("page_link")[0].proto
     assert first.page == "choose" and first.label.startswith("Choose a judge")
+
+
+def test_judges_that_share_no_item_are_each_scored_on_their_own():
+    # three judges on disjoint items (the tester's case that used to stop every page)
+    rows = ["benchmark,item_id,gold,judge,order,verdict"]
+    for j, items in (("X", range(0, 5)), ("Y", range(5, 10)), ("Z", range(10, 15))):
+        for k in items:
+            rows += [f"dj,i{k},A,{j},AB,A", f"dj,i{k},A,{j},BA,{'A' if j != 'Z' else 'B'}"]
+    at = AppTest.from_file(str(APP_PY), default_timeout=300).run()
+    at.radio(key="sb_source").set_value("upload").run()
+    at.file_uploader(key="sb_items_file").upload("dj.csv", "\n".join(rows).encode(), "text/csv").run()
+    for page in ("app_pages/overview.py", "app_pages/choose.py", "app_pages/profiles.py"):
+        at.switch_page(page).run()
+        assert_clean(at)
+    note = " ".join(c.value for c in at.sidebar.caption)
+    assert "share no item" in note.replace("\\", "")
+    at.switch_page("app_pages/choose.py").run()
+    # each on its own 5 items: X and Y both orders right (100), Z right in AB only (strict 0)
+    assert _scores(at) == pytest.approx({"X": 100.0, "Y": 100.0, "Z": 0.0})

@@ -123,23 +123,32 @@ def closest_preset(name: str, measured: list[str]) -> str | None:
 
 
 @st.cache_resource(max_entries=16)
-def _item_note(fingerprint: str, benchmark: str, judges: tuple[str, ...], items: str, _ds: Dataset) -> str:
+def _item_coverage(fingerprint: str, benchmark: str, judges: tuple[str, ...], failures: str, _ds: Dataset):
     from cap_core.choice.pipeline import item_coverage
 
-    return item_coverage(_ds, benchmark, list(judges)).sentence(items)
+    return item_coverage(_ds, benchmark, list(judges), failures)
+
+
+def item_coverage_of(sel: Chosen):
+    """:class:`cap_core.choice.pipeline.ItemCoverage` of the selected computed judges under the sidebar's
+    failure rule, or None with fewer than two of them (cached by data, benchmark, judges and rule)."""
+    from ui.cache.profiles import with_label
+
+    if sel.ds is None or sel.benchmark not in sel.ds.benchmarks:
+        return None
+    wanted = set(sel.labels)
+    have = sel.ds.judgments.filter(pl.col("benchmark") == sel.benchmark)["judge"].unique().to_list()
+    judges = tuple(sorted(j for j in have if with_label(j) in wanted))
+    if len(judges) < 2:
+        return None
+    return _item_coverage(sel.fingerprint, sel.benchmark, judges, sel.failures, sel.ds)
 
 
 def item_note(sel: Chosen) -> str:
     """The sentence saying how the selected computed judges' item sets differ ('' when they do not),
     for the item set ``sel.items`` (:meth:`cap_core.choice.pipeline.ItemCoverage.sentence`)."""
-    from ui.cache.profiles import with_label
-
-    if sel.ds is None or sel.benchmark not in sel.ds.benchmarks:
-        return ""
-    wanted = set(sel.labels)
-    have = sel.ds.judgments.filter(pl.col("benchmark") == sel.benchmark)["judge"].unique().to_list()
-    judges = tuple(sorted(j for j in have if with_label(j) in wanted))
-    return _item_note(sel.fingerprint, sel.benchmark, judges, sel.items, sel.ds) if len(judges) > 1 else ""
+    cov = item_coverage_of(sel)
+    return cov.sentence(sel.items) if cov is not None else ""
 
 
 @st.cache_resource(max_entries=16)
