@@ -96,6 +96,12 @@ sys.exit(cli.main())
 """
 
 
+def _process_cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far, all its threads (Linux ``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _server_slider_ms(paths: tuple[str, ...] = ("profiles", "choose"), moves: int = 6) -> dict[str, tuple]:
     """``{url path: (wall ms, cpu ms)}`` medians over the script runs of ``moves`` keyboard moves of the
     C1 slider on a real server, or ``{}`` without Playwright or chromium."""
@@ -137,6 +143,7 @@ def _server_slider_ms(paths: tuple[str, ...] = ("profiles", "choose"), moves: in
                 expect(page.locator(idle)).to_have_count(1, timeout=600_000)
                 time.sleep(1.0)
                 before = len(log.read_text().splitlines())
+                cpu0 = _process_cpu(proc.pid)
                 for i in range(moves):
                     thumb.focus()
                     page.keyboard.press("ArrowLeft" if i % 2 == 0 else "ArrowRight")
@@ -144,12 +151,13 @@ def _server_slider_ms(paths: tuple[str, ...] = ("profiles", "choose"), moves: in
                     expect(page.locator(idle)).to_have_count(1, timeout=600_000)
                     time.sleep(0.5)
                 runs = [json.loads(x) for x in log.read_text().splitlines()[before:]]
+                proc_cpu = (_process_cpu(proc.pid) - cpu0) / moves * 1000
                 assert page.locator('[data-testid="stException"]').count() == 0, path
                 assert "w=" in page.url, page.url  # the URL holds the weights after the fragment reruns
                 # one move = the widget's run (its callback asks for the fragment rerun) + that rerun
                 per_move = len(runs) / moves
                 out[path] = (statistics.median(r["wall_ms"] for r in runs) * per_move,
-                             statistics.median(r["cpu_ms"] for r in runs) * per_move)
+                             statistics.median(r["cpu_ms"] for r in runs) * per_move, proc_cpu)
                 page.close()
             browser.close()
     finally:
