@@ -64,6 +64,10 @@ ALIASES = [st.Page(_switch_to(_BY_PATH[new]), title=_BY_PATH[new].title, url_pat
 
 page = st.navigation({**PAGES, "": ALIASES}, position="hidden")
 
+from ui.preload import preload  # noqa: E402  (light: streamlit only)
+
+preload()  # the browser loads the chart library while this run computes (ui/preload.py)
+
 from streamlit.errors import StreamlitValueAboveMaxError, StreamlitValueBelowMinError  # noqa: E402
 
 from ui import nav, query, sidebar  # noqa: E402  (after st.navigation on purpose: see the module docstring)
