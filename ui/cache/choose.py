@@ -175,10 +175,9 @@ def _choice(key: tuple, price_stamp: tuple, weights: tuple[tuple[str, float], ..
              rows.select("judge", "subset", "source", "label").unique().iter_rows()}
     ranked = rank_judges(_inputs, dict(weights), filters=filters, names=names)
     ch = ranked.choice
-    board = ch.leaderboard.with_columns(
-        pl.struct("judge", "subset", "source").map_elements(
-            lambda r: names.get((r["judge"], r["subset"], r["source"]), r["judge"]), return_dtype=pl.String)
-        .alias("label")) if ch.leaderboard.height else ch.leaderboard.with_columns(pl.lit(None, pl.String).alias("label"))
+    lb = ch.leaderboard
+    board = lb.with_columns(pl.Series("label", [names.get(k, k[0]) for k in zip(lb["judge"], lb["subset"], lb["source"])],
+                                      dtype=pl.String))
     scored = board.filter(pl.col("rank").is_not_null())
     drill, note, runner = None, "", None
     if scored.height >= 2:

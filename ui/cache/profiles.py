@@ -149,17 +149,24 @@ class WeightedPart:
     renormalisation: str | None = None
 
 
+@st.cache_resource(max_entries=16)
+def _score_basis(key: tuple, _rows: pl.DataFrame, _reps: np.ndarray):
+    """:class:`cap_core.profile.weights.ScoreBasis` of the selection ``key`` (its rows and replicates):
+    what every weighted score reads, gathered once, so a weight change only weighs."""
+    from cap_core.profile.weights import ScoreBasis
+
+    return ScoreBasis(_rows, _reps)
+
+
 @st.cache_resource(max_entries=64)
 def _weighted_part(key: tuple, weights: tuple[tuple[str, float], ...], _rows: pl.DataFrame,
                    _reps: np.ndarray) -> WeightedPart:
-    from cap_core.profile.weights import weighted_scores
-
     problem = None
     if not any(w > 0 for _, w in weights):
         problem = ZERO_WEIGHTS
     else:
-        try:
-            scores = weighted_scores(_rows, _reps, dict(weights), seed=cache.SEED)
+        try:  # weighted_scores(_rows, _reps, weights, seed=SEED), the rows' part kept per selection
+            scores = _score_basis(key, _rows, _reps).draws(dict(weights), seed=cache.SEED)[0]
         except CAPInputError as err:  # not reachable from the sliders; said in words all the same
             problem = f"No weighted score: {err.problem}"
     if problem:
