@@ -327,9 +327,17 @@ class ScoreBasis:
                 draws[:, pos] = d
         if not out:
             return pl.DataFrame(schema=WEIGHTED_SCHEMA), draws
-        frame = pl.DataFrame(out, schema=WEIGHTED_SCHEMA).with_row_index("_pos")
-        frame = frame.sort(["benchmark", "score"], descending=[False, True], nulls_last=True, maintain_order=True)
-        return frame.drop("_pos"), draws[:, frame["_pos"].to_numpy()]
+        # by benchmark, then score descending (NaN first, as polars sorts it; no score last), ties as listed
+        order = sorted(range(len(out)), key=lambda i: _sort_key(out[i]))
+        frame = pl.DataFrame([out[i] for i in order], schema=WEIGHTED_SCHEMA)
+        return frame, draws[:, order]
+
+
+def _sort_key(rec: dict) -> tuple:
+    score, bench = rec["score"], (rec["benchmark"] is None, rec["benchmark"] or "")
+    if score is None:
+        return (bench, 1, 0.0)
+    return (bench, 0, -math.inf if math.isnan(score) else -score)
 
 
 def weight_shares(weights: Mapping[str, float], conditions) -> dict[str, float]:
