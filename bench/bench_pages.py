@@ -146,7 +146,7 @@ def _server_slider_ms(paths: tuple[str, ...] = ("profiles", "choose"), moves: in
                 cpu0 = _process_cpu(proc.pid)
                 for i in range(moves):
                     thumb.focus()
-                    page.keyboard.press("ArrowLeft" if i % 2 == 0 else "ArrowRight")
+                    page.keyboard.press("ArrowLeft")  # 1.0 -> 0.9 -> ...: a new weight each move (no cached result)
                     page.wait_for_timeout(50)
                     expect(page.locator(idle)).to_have_count(1, timeout=600_000)
                     time.sleep(0.5)
