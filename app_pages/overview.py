@@ -28,6 +28,9 @@ else:
         "verdicts: judgments (one per judge, item and order); ties / unparsed: verdicts of that kind."
     )
     show_table(st, judges, width="stretch", key="ov_judges")
+    st.caption("Per judge: items of the benchmark, items it received (has a judgment on: it is scored on those "
+               "only), of those the items with a gold label, its verdicts, and the share of ties and unparsed "
+               "verdicts (percent). None of these needs gold.")
     notes = sel.ds.notices
     if notes:
         with st.expander(f"Notes on reading the data ({len(notes)})", expanded=False):

@@ -340,8 +340,8 @@ def _weights(sel: Selection, off: dict[str, list[str]]) -> None:
         from cap_core.profile.weights import weight_shares
 
         shares = weight_shares(sel.in_force, sel.in_force)
-        st.caption("In force here: " + ", ".join(f"{c} {100 * s:.0f}%" for c, s in shares.items() if s > 0)
-                   + " of the score.")
+        st.caption("In force here (weights renormalised over the measured conditions): "
+                   + ", ".join(f"{c} {100 * s:.0f}%" for c, s in shares.items() if s > 0) + " of the score.")
     if not sel.in_force and sel.labels and any(w > 0 for w in sel.weights.values()):
         if sel.preset in PRESETS:
             near = closest_preset(sel.preset, sel.measured)

@@ -11,6 +11,7 @@
 ``source_metrics``   each source's own published metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench, FastChat
                      MT-Bench, Arena-Hard) beside CAP's
 ``source_rules``     one module per source whose rules are its own (``alpacaeval``, ``fastchat``, ``arena_hard``)
+``verdict_summary``  per judge: items received, verdicts, tie and unparsed rates (no gold needed)
 
 May import: the ``cap_core`` root and :mod:`cap_core.profile`.
 """

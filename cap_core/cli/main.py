@@ -123,7 +123,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     cv.add_argument("--data", type=Path, required=True)
     cv.add_argument("--out", type=Path, required=True)
 
-    for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv)):
+    sm = sub.add_parser("summary", help="per judge: items received, verdicts, tie and unparsed rates (no gold needed)")
+    sm.add_argument("--data", type=Path, required=True)
+    sm.add_argument("--out", type=Path, required=True)
+
+    for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv), ("summary", sm)):
         parser.set_defaults(handler=_VERBS[name])
     modules = list(EXTENSIONS)
     if verb is not None:
@@ -243,6 +247,17 @@ def _coverage(args: argparse.Namespace) -> str:
     return f"wrote {cov.height} coverage cells to {args.out}"
 
 
+def _summary(args: argparse.Namespace) -> str:
+    from cap_core.analyses.verdict_summary import verdict_summary
+    from cap_core.cli.options import check_outputs
+    from cap_core.dataset import load_dataset
+
+    check_outputs(out=args.out)
+    out = verdict_summary(load_dataset(args.data))
+    write_csv(out, args.out)
+    return f"wrote {out.height} judge rows (items received, tie and unparsed rates) to {args.out}"
+
+
 def _build_default(args: argparse.Namespace) -> str:
     from cap_core import config
     from cap_core.importers.default_data import build_default
@@ -251,7 +266,8 @@ def _build_default(args: argparse.Namespace) -> str:
     return f"rebuilt the embedded data under {args.out or config.data_dir()}"
 
 
-_VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "build-default": _build_default}
+_VERBS = {"import": _import, "profile": _profile, "coverage": _coverage, "summary": _summary,
+          "build-default": _build_default}
 
 
 def _as_option(err: CAPInputError, args: argparse.Namespace) -> CAPInputError:

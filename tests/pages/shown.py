@@ -47,3 +47,10 @@ def shown_text(el) -> pd.DataFrame:
         fmt = (config.get(col, {}).get("type_config") or {}).get("format")
         out[col] = [_cell(v, fmt, el.proto.placeholder) for v in raw[col].astype(object)]
     return pd.DataFrame(out, index=raw.index)
+
+
+def rendered(markdown: str) -> str:
+    """The text a reader sees in a message box whose Markdown source is ``markdown``, as far as the
+    app's plain-text rule goes (:func:`ui.text.plain`): every backslash-escaped ASCII punctuation
+    character shown as itself (CommonMark's backslash escapes)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)

@@ -61,5 +61,6 @@ def test_weights_text_round_trip():
     assert weights_text(w) == "C1=1,C7=0.5"
     assert parse_slider_weights("C1=1,C7=0.5") == w
     assert parse_slider_weights("none") == {c: 0.0 for c in w}
-    for bad in ("C1=2", "C9=1", "C1=0.25", "C1", "C1=x"):
+    assert parse_slider_weights("C1=2,C7=1")["C1"] == 2.0  # ratios such as 2:1 (sliders go to 5)
+    for bad in ("C1=6", "C1=-1", "C9=1", "C1=0.25", "C1", "C1=x"):
         assert parse_slider_weights(bad) is None, bad

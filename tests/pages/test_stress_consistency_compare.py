@@ -119,7 +119,11 @@ def test_consistency_condition_and_benchmark_change_the_matrices():
     # judgerEva full shares fewer than 3 judges with every other benchmark on C1: named in one line, not a grid
     assert "judgereva:full" not in c1["x"]
     assert any(c.value.startswith("Not in a grid") and "judgereva:full" in c.value for c in at.caption)
+    # the page opens on a view that has a matrix (judgerEva full has none)
+    assert at.selectbox(key="cs_view").value != "judgereva:full"
+    assert [c for c in at.get("plotly_chart") if "cs_cond_fig" in c.proto.id]
     # judgerEva full: 25 of its 28 condition pairs share one judge only (n/a): one line says why, no grid
+    at.selectbox(key="cs_view").set_value("judgereva:full").run()
     assert not [c for c in at.get("plotly_chart") if "cs_cond_fig" in c.proto.id]
     assert any(i.value.startswith("No matrix for judgereva:full: 25 of 28 condition pairs are n/a: 1 shared judge")
                for i in at.info)

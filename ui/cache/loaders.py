@@ -182,11 +182,13 @@ def profile_views(fingerprint: str, include_published: bool, _prof: pl.DataFrame
 @st.cache_data(max_entries=8)
 def overview_tables(fingerprint: str, _ds: Dataset) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The Overview page's tables: counts per benchmark (:func:`components.tables.dataset_summary`)
-    and the judges of each benchmark (names cut to the label width)."""
+    and, per judge, what it received and its tie and unparsed rates
+    (:func:`cap_core.analyses.verdict_summary.verdict_summary`; names cut to the label width)."""
+    from cap_core.analyses.verdict_summary import verdict_summary
     from components.labels import LABEL_WIDTH
     from components.tables import dataset_summary
 
     j = pl.col("judge")
     cut = pl.when(j.str.len_chars() > LABEL_WIDTH).then(j.str.slice(0, LABEL_WIDTH - 1) + "…").otherwise(j)
-    judges = _ds.judgments.group_by("benchmark").agg(cut.unique().sort().str.join(", ").alias("judges"))
-    return dataset_summary(_ds.items, _ds.judgments), judges.sort("benchmark")
+    judges = verdict_summary(_ds).with_columns(cut.alias("judge"), pl.col("tie_pct", "unparsed_pct").round(1))
+    return dataset_summary(_ds.items, _ds.judgments), judges
