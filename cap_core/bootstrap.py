@@ -265,8 +265,9 @@ class StratifiedRatios:
         both = np.empty((self.n, width), dtype=dtype)
         bound = np.zeros(width)
         halves = True
-        for r0 in range(0, self.n, 1 << 16):
-            rows = self.perm[r0:r0 + (1 << 16)]
+        step = max(1, (1 << 24) // max(1, 8 * width))  # row blocks of 16 MB temporaries
+        for r0 in range(0, self.n, step):
+            rows = self.perm[r0:r0 + step]
             blk = both[r0:r0 + rows.size]
             blk[:, :self.k] = num[rows]
             blk[:, self.k:] = den[rows]

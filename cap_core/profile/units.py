@@ -181,6 +181,17 @@ class Cells:
         self.J, self.n_base, self.types = n_judges, n_base, {}
         self.num, self.den, self.den_col, self.totals = [], [], [], []
         self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
+        self.exact32 = True  # every block so far holds values exact in float32 (then kept in float32)
+
+    def _block(self, x: np.ndarray) -> np.ndarray:
+        """A block of per-base sums as kept: float32 when its values are exact there (half the memory of a
+        large benchmark; :meth:`matrices` decides the precision of the whole), else float64."""
+        if self.exact32 and x.nbytes >= 2**20:  # small blocks stay float64 (checked in matrices() if need be)
+            y = x.astype(np.float32)
+            if np.array_equal(y, x):
+                return y
+            self.exact32 = False
+        return x
 
     def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray,
             unrecv: np.ndarray | None = None, nogold: np.ndarray | None = None) -> None:
@@ -188,15 +199,15 @@ class Cells:
         num = num.astype(np.float64)
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
-        self.num.append(per_base_sums(base, num.T, self.n_base))
+        self.num.append(self._block(per_base_sums(base, num.T, self.n_base)))
         start = sum(d.shape[1] for d in self.den)  # first column of the block added below
         if den is None:
-            self.den.append(per_base_sums(base, np.ones(base.size), self.n_base))
+            self.den.append(self._block(per_base_sums(base, np.ones(base.size), self.n_base)))
             self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
             den = den.astype(np.float64)
-            self.den.append(per_base_sums(base, den.T, self.n_base))
+            self.den.append(self._block(per_base_sums(base, den.T, self.n_base)))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
         zero = np.zeros(self.J)
@@ -209,12 +220,32 @@ class Cells:
 
     def matrices(self):
         """``num (n_base, K)``, ``den (n_base, D)``, ``den_col (K,)`` (column of ``den`` per cell) and
-        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``."""
+        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``.
+
+        The matrices are float64, or float32 when they are large (:data:`COMPACT_BYTES`) and every value
+        is exact there (the rule of :func:`_compact`: the same numbers). The blocks are moved into
+        them one at a time and released (``matrices`` is called once), so the sums are never held twice.
+        """
         if not self.num:
             z = np.zeros((self.n_base, 0))
             return z, z, np.zeros(0, dtype=np.int64), tuple(np.zeros(0) for _ in TOTALS)
         tot = tuple(np.concatenate(t) for t in zip(*self.totals))
-        return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tot
+        widths = [sum(b.shape[1] for b in blocks) for blocks in (self.num, self.den)]
+        small = all(self.n_base * w * 8 <= COMPACT_BYTES for w in widths)
+        if self.exact32 and not small:
+            self.exact32 = all(b.dtype == np.float32 or np.array_equal(b.astype(np.float32), b)
+                               for blocks in (self.num, self.den) for b in blocks)
+        dtype = np.float32 if self.exact32 and not small else np.float64
+        out = []
+        for blocks, width in zip((self.num, self.den), widths):
+            m = np.empty((self.n_base, width), dtype=dtype)
+            at = 0
+            while blocks:
+                b = blocks.pop(0)
+                m[:, at:at + b.shape[1]] = b
+                at += b.shape[1]
+            out.append(m)
+        return out[0], out[1], np.asarray(self.den_col), tot
 
 
 def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
