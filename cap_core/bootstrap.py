@@ -283,7 +283,8 @@ class StratifiedRatios:
     def _product(self, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """``counts @ both[lo:hi]`` in float64, computed in float32 when that is exact."""
         if self.halves and self.col_bound * float(counts.max(initial=0)) < 2.0**23:
-            return (counts.astype(np.float32) @ self.both[lo:hi].astype(np.float32, copy=False)).astype(np.float64)
+            return (counts.astype(np.float32, copy=False) @ self.both[lo:hi].astype(np.float32, copy=False)
+                    ).astype(np.float64)
         return counts.astype(np.float64) @ self.both[lo:hi].astype(np.float64, copy=False)
 
     def replicates(self, b: int, seed: int, block_draws: int = BLOCK_DRAWS) -> np.ndarray:
@@ -305,7 +306,7 @@ class StratifiedRatios:
             start = 0
             with _one_blas_thread():
                 if whole:
-                    acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes), 0, n)
+                    acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes, np.float32), 0, n)
                 elif worker_threads() < 2:
                     for m in self.sizes:
                         step = max(1, block_draws // m)
@@ -333,9 +334,7 @@ class StratifiedRatios:
         """
         def count_and_add(draws: np.ndarray, r0: int, start: int, m: int) -> None:
             rows = draws.shape[0]
-            flat = np.add(draws, np.arange(rows, dtype=np.int64)[:, None] * m, dtype=np.int64)
-            cnt = np.bincount(flat.ravel(), minlength=rows * m).reshape(rows, m)
-            acc[r0:r0 + rows] += self._product(cnt, start, start + m)
+            acc[r0:r0 + rows] += self._product(self._count([draws], rows, m), start, start + m)
 
         pending = None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cap-counts") as pool:
@@ -352,20 +351,42 @@ class StratifiedRatios:
                 pending.result()
 
     @staticmethod
-    def _counts(rng, itype, rows: int, start: int, width: int, sizes) -> np.ndarray:
+    def _counts(rng, itype, rows: int, start: int, width: int, sizes, dtype=np.int64) -> np.ndarray:
         """Counts ``(rows, width)`` of the next draws for consecutive strata of ``sizes``.
 
-        Each stratum's positions are offset into one int64 buffer, which ``np.bincount``
-        takes without another copy. The one draw-and-count rule of :func:`stratified_counts`
-        and :meth:`replicates`.
+        Each stratum's ``(rows, m)`` positions are drawn in turn (the one draw rule of
+        :func:`stratified_counts` and :meth:`replicates`), then counted by :meth:`_count`.
+        ``dtype``: of the counts (float32 holds every count exactly: a count never exceeds
+        its stratum's size, below ``2**24`` here).
         """
-        draws = np.empty((rows, width), dtype=np.int64)
-        offset = np.arange(rows, dtype=np.int64)[:, None] * width
-        at = 0
-        for m in sizes:
-            np.add(rng.integers(0, m, size=(rows, m), dtype=itype), offset + at, out=draws[:, at:at + m])
-            at += m
-        return np.bincount(draws.ravel(), minlength=rows * width).reshape(rows, width)
+        draws = [rng.integers(0, m, size=(rows, m), dtype=itype) for m in sizes]
+        return StratifiedRatios._count(draws, rows, width, dtype)
+
+    @staticmethod
+    def _count(draws: list, rows: int, width: int, dtype=np.int64) -> np.ndarray:
+        """How often each unit was drawn, per resample row: the ``(rows, m_s)`` positions of each
+        stratum, side by side, become counts ``(rows, width)``.
+
+        Counted a block of rows at a time (positions offset into one int64 buffer of about
+        :data:`COUNT_BLOCK` draws, which ``np.bincount`` counts while it stays in cache).
+        """
+        out = np.empty((rows, width), dtype=dtype)
+        step = max(1, min(rows, COUNT_BLOCK // max(1, width)))
+        flat = np.empty((step, width), dtype=np.int64)
+        offset = np.arange(step, dtype=np.int64)[:, None] * width
+        for r0 in range(0, rows, step):
+            k = min(rows, r0 + step) - r0
+            at = 0
+            for d in draws:
+                m = d.shape[1]
+                np.add(d[r0:r0 + k], offset[:k] + at, out=flat[:k, at:at + m])
+                at += m
+            out[r0:r0 + k] = np.bincount(flat[:k].ravel(), minlength=k * width).reshape(k, width)
+        return out
+
+
+#: Draws counted at a time by :meth:`StratifiedRatios._count` (1 MB of int64 positions: in cache).
+COUNT_BLOCK = 2**17
 
 
 def _halves_fit_float32(counts: np.ndarray, values: np.ndarray) -> bool:
