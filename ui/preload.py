@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -51,8 +52,35 @@ def _script(names: tuple[str, ...]) -> str:
             "catch (e) {} }})();</script>")
 
 
+_PANDAS: list = []
+
+
+def _import_pandas_aside() -> None:
+    """Import pandas on a thread of its own, once per process (the first run of the first session).
+
+    The figure modules wait for a complete pandas before building a figure
+    (:mod:`components.plotting`); begun here, its import overlaps the first page's
+    computations (their polars and numpy work leaves the interpreter free) instead of
+    following them. Nothing waits for this thread; an import that fails here fails again
+    where pandas is needed, with its message.
+    """
+    if _PANDAS:
+        return
+    _PANDAS.append(True)
+
+    def run() -> None:
+        try:
+            import pandas  # noqa: F401
+        except Exception:  # pragma: no cover - reported by the import that needs it
+            pass
+
+    threading.Thread(target=run, name="cap-import-pandas", daemon=True).start()
+
+
 def preload() -> None:
-    """Send the import script once per session, as early in the run as it is called."""
+    """Send the import script once per session, as early in the run as it is called (and, once per
+    process, start importing pandas aside: :func:`_import_pandas_aside`)."""
+    _import_pandas_aside()
     names = module_names()
     if not names or st.session_state.get(_SENT):
         return

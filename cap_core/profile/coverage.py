@@ -82,8 +82,27 @@ def _none(cond: str) -> CellPlan:
     return CellPlan(cond, "unavailable", "none")
 
 
-def plan_benchmark(ds: Dataset, benchmark: str) -> dict[str, CellPlan]:
+def judgment_facts(judgments) -> dict[str, dict]:
+    """What :func:`plan_benchmark` reads of the judgments, for every benchmark in one pass.
+
+    ``judgments``: a judgments frame (or LazyFrame) with ``benchmark``, ``item_id``,
+    ``order`` and ``rationale_supported``. Returns ``{benchmark: {"orders": [...], "n8":
+    int}}``: the orders judged there and the number of items with an evaluated
+    rationale (any judge).
+    """
+    lf = judgments.lazy() if isinstance(judgments, pl.DataFrame) else judgments
+    got = lf.group_by("benchmark").agg(
+        pl.col("order").unique().alias("orders"),
+        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
+    ).collect()
+    return {r["benchmark"]: {"orders": r["orders"], "n8": r["n8"]} for r in got.iter_rows(named=True)}
+
+
+def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None) -> dict[str, CellPlan]:
     """Resolve the measurement plan of C1..C8 on one benchmark (rules in the module doc).
+
+    ``facts``: this benchmark's entry of :func:`judgment_facts` when the caller has them
+    (read from ``ds.judgments`` otherwise).
 
     Returns
     -------
@@ -92,10 +111,9 @@ def plan_benchmark(ds: Dataset, benchmark: str) -> dict[str, CellPlan]:
     """
     items_b = ds.items.filter(pl.col("benchmark") == benchmark)
     decl = {r["condition"]: r for r in ds.declarations.filter(pl.col("benchmark") == benchmark).iter_rows(named=True)}
-    facts = ds.judgments.lazy().filter(pl.col("benchmark") == benchmark).select(
-        pl.col("order").unique().implode().alias("orders"),
-        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
-    ).collect().row(0, named=True)
+    if facts is None:
+        facts = judgment_facts(ds.judgments.lazy().filter(pl.col("benchmark") == benchmark)).get(
+            benchmark, {"orders": [], "n8": 0})
     variants = set(items_b.get_column("variant").unique().to_list())
     orders = set(facts["orders"])
     ref = reference_variant(items_b)

@@ -105,7 +105,8 @@ def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
 def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
                strata_extra: tuple[str, ...] = (), *, present: np.ndarray | None = None,
                orders: tuple[str, ...] | None = None,
-               with_strata: bool = True) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
+               with_strata: bool = True, base: tuple[np.ndarray, int] | None = None
+               ) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
     """Dense arrays of one benchmark from :func:`prepare` output.
 
     Returns the units, the judges with at least one judgment here (in ``judges``
@@ -116,7 +117,8 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     ``present`` (judge codes, ascending) and ``orders`` override the judges and orders
     found in ``coded``: a partition of the benchmark's base items
     (:func:`partition_cells`) uses the benchmark's own, so that every partition has the
-    same cells. ``with_strata=False`` leaves ``strata`` empty.
+    same cells. ``with_strata=False`` leaves ``strata`` empty. ``base``: the items' base-item codes
+    and count when the caller has them (those of :func:`cap_core.bootstrap.base_index`).
     """
     g, i, o, code, ok_all, bad_all, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "ok", "bad",
                                                                             "rs"))
@@ -141,7 +143,7 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     if orders:
         first = o == (0 if orders[0] == "AB" else 1)
         rs[j[first], i[first]] = rs_all[first]
-    base, n_base = base_index(items["base_item_id"])
+    base, n_base = base_index(items["base_item_id"]) if base is None else base
     items = items.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
     strata = base_strata(items, base, n_base, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
     units = BenchUnits(items, v, ok, bad, rs, recv, gold, base, n_base, strata)
@@ -248,21 +250,35 @@ class Cells:
         return out[0], out[1], np.asarray(self.den_col), tot
 
 
-def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Base items holding a reference and a treated presentation: (base index, reference item, treated item)."""
-    sides = []
-    for vals in (reference, values):
-        part = u.items.filter(pl.col("variant").is_in(list(vals))).select("base_idx", "base_item_id", "idx")
-        dup = part.filter(pl.col("base_item_id").is_duplicated())
-        if dup.height:
+def _variant_pairs(u: BenchUnits, sides: tuple[np.ndarray, np.ndarray], names: tuple, bench: str
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Base items holding a reference and a treated presentation: (base index, reference item, treated item).
+
+    ``sides``: Boolean ``(n_items,)`` masks of the reference and the treated variants; ``names`` their
+    variant names (for the message). Pairs in base-item order.
+
+    Raises
+    ------
+    CAPInputError
+        A base item has two items of one side (naming the first such base item).
+    """
+    at = []
+    for mask, vals in zip(sides, names):
+        items = np.flatnonzero(mask)
+        base = u.base[items]
+        n = np.bincount(base, minlength=u.n_base)
+        if (n > 1).any():
+            first = items[np.flatnonzero(n[base] > 1)[0]]
             raise CAPInputError(
                 f"a base item has more than one {'/'.join(vals)} item", file=bench, column="variant",
-                expected="at most one item per base item and variant", got=dup["base_item_id"][0],
+                expected="at most one item per base item and variant", got=u.items["base_item_id"][int(first)],
                 fix="give each presentation variant of a base item its own variant name",
             )
-        sides.append(part.drop("base_item_id"))
-    pr = sides[0].join(sides[1], on="base_idx", how="inner", suffix="_t")
-    return pr["base_idx"].to_numpy(), pr["idx"].to_numpy(), pr["idx_t"].to_numpy()
+        pos = np.full(u.n_base, -1, dtype=np.int64)
+        pos[base] = u.items["idx"].to_numpy()[items] if "idx" in u.items.columns else items
+        at.append(pos)
+    both = np.flatnonzero((at[0] >= 0) & (at[1] >= 0))
+    return both, at[0][both], at[1][both]
 
 
 def _failed(v: np.ndarray) -> np.ndarray:
@@ -312,9 +328,13 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
         elif p.kind == "subset_gap":
             sel[(cond, "pa")] = pool & pl.col("subset").is_in(list(p.values))
             sel[(cond, "natural_pa")] = pool & pl.col("subset").is_in(list(p.reference))
+        elif p.kind == "paired":  # the two presentations of a pair (masks, not positions)
+            sel[(cond, "ref")] = pl.col("variant").is_in(list(p.reference))
+            sel[(cond, "treat")] = pl.col("variant").is_in(list(p.values))
     names = {k: f"m{i}" for i, k in enumerate(sel)}
-    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])
-    idx = {k: np.flatnonzero(np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,))) for k in sel}
+    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])  # every selection, one pass
+    mask = {k: np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,)) for k in sel}
+    idx = {k: np.flatnonzero(m) for k, m in mask.items() if k[1] not in ("ref", "treat")}
     for s in subsets:
         it = idx[("s", s)]
         rv, gd = u.recv[:, it], u.gold[it]
@@ -332,7 +352,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
                 add((cond, metric, "all"), u.base[it], pa[:, it], pa_bad[:, it], pa_failed[:, it],
                     u.recv[:, it], u.gold[it])
         elif p.kind == "paired":
-            base, r, t = _variant_pairs(u, p.reference, p.values, bench)
+            base, r, t = _variant_pairs(u, (mask[(cond, "ref")], mask[(cond, "treat")]), (p.reference, p.values),
+                                        bench)
             strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
@@ -404,7 +425,10 @@ def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFr
     # Only small codes cross the join: judge, order and rationale become integers and the verdict and gold
     # letters categoricals before it (the rule of verdict_flags compares them as the letters they name), so
     # ten million verdicts join as a few hundred megabytes of integers rather than copies of their strings.
-    g = pl.col("judge").replace_strict(list(judges), list(range(len(judges))), default=None, return_dtype=pl.Int64)
+    # the judge's position in ``judges`` (null for another judge): an Enum of the names codes them in that
+    # order, a lookup many times cheaper than replacing strings one by one
+    g = (pl.col("judge").cast(pl.Enum(list(judges)), strict=False).to_physical().cast(pl.Int64) if len(judges)
+         else pl.lit(None, dtype=pl.Int64))
     small = lf.select("benchmark", "item_id", g.alias("g"), (pl.col("order") == "BA").cast(pl.Int8).alias("o"),
                       pl.col("verdict").cast(pl.Categorical), rs.cast(pl.Int8).fill_null(-1).alias("rs"))
     keys = key.lazy().select("benchmark", "item_id", "b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
@@ -496,8 +520,11 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     lookup[items_part.get_column("idx").to_numpy()] = np.arange(items_part.height)
     local = items_part.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("idx"))
     coded_local = coded_part.with_columns(pl.Series("idx", lookup[coded_part.get_column("idx").to_numpy()]))
+    # the part's base codes: ranks of the benchmark's codes (the order of base_item_id, as base_index gives)
+    uniq, local_base = np.unique(items_part.get_column("base_idx").to_numpy(), return_inverse=True)
     u, _, _ = load_units(local.drop("base_idx"), coded_local, list(range(int(ctx.present.max(initial=-1)) + 1)),
-                         present=ctx.present, orders=ctx.orders, with_strata=False)
+                         present=ctx.present, orders=ctx.orders, with_strata=False,
+                         base=(local_base.astype(np.int64).ravel(), int(uniq.size)))
     rows = np.zeros(u.n_base, dtype=np.int64)
     rows[u.base] = items_part.get_column("base_idx").to_numpy()
     cells = Cells(len(ctx.present), u.n_base)
