@@ -826,7 +826,8 @@ def _judgment_value_checks(df: pl.DataFrame, file: str | None) -> None:
 
 
 def validate_judgments(
-    df: pl.DataFrame, items: pl.DataFrame | None = None, *, file: str | None = None, rows: Iterable[int] | None = None
+    df: pl.DataFrame, items: pl.DataFrame | None = None, *, file: str | None = None, rows: Iterable[int] | None = None,
+    positions: bool = False,
 ) -> pl.DataFrame:
     """Check and normalise a ``judgments`` table.
 
@@ -841,12 +842,15 @@ def validate_judgments(
         Name used in error messages.
     rows : iterable of int, optional
         The 1-based file row of each row of ``df`` (default 1..n).
+    positions : bool
+        Also return each judgment's item as its row in ``items`` (Int64 Series; needs
+        ``items``): the join the checks make, for a caller that codes the judgments next.
 
     Returns
     -------
     polars.DataFrame
         Columns in :data:`JUDGMENTS_SCHEMA` order and dtypes; absent optional
-        columns are added as nulls.
+        columns are added as nulls. With ``positions``: ``(frame, item rows)``.
 
     Raises
     ------
@@ -909,6 +913,11 @@ def validate_judgments(
                 got=first["item_id"],
                 fix="import the items together with the judgments, or correct the item_id",
             )
+    if positions:
+        if item_pos is None:
+            raise CAPInputError("item positions need the items table", argument="items", expected="the items",
+                                got=None, fix="pass the validated items")
+        return df.drop(_ROW), item_pos
     return df.drop(_ROW)
 
 

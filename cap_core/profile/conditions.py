@@ -259,7 +259,9 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
                 "status": status, "operator": operator,
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
-    return BenchStats(bench, ctx.n_base, np.asarray(ctx.strata), num, den, np.asarray(den_col, dtype=np.int64),
+    strata = np.empty(ctx.n_base, dtype=np.asarray(ctx.strata).dtype)
+    strata[ctx.position] = ctx.strata  # the rows' strata: sorted (the sums are in stratum order)
+    return BenchStats(bench, ctx.n_base, strata, num, den, np.asarray(den_col, dtype=np.int64),
                       tuple(rows), np.asarray(kinds, dtype=np.int8), np.asarray(k0, dtype=np.int64),
                       np.asarray(k1, dtype=np.int64), macro=tuple(macro), notices=tuple(ctx.notices))
 

@@ -48,9 +48,11 @@ class BenchStats:
     benchmark : str
         Benchmark name (its bootstrap seed is ``benchmark_seed(seed, benchmark)``).
     n_base : int
-        Number of base items (bootstrap units), sorted by ``base_item_id``.
+        Number of base items (bootstrap units).
     strata : numpy.ndarray
-        ``(n_base,)`` stratum label of every base item.
+        ``(n_base,)`` stratum label of every row, sorted: the rows are the base items in
+        stratum order (by ``base_item_id`` within a stratum), the order the bootstrap draws
+        them in, so the sums are used as they are (never permuted or copied again).
     num : numpy.ndarray
         ``(n_base, K)`` per-base numerator sums of the ``K`` cells (float64; float32 for
         large statistics whose values are exact there: sums of halves below ``2**22``).

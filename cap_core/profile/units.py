@@ -184,6 +184,7 @@ class Cells:
         self.num, self.den, self.den_col, self.totals = [], [], [], []
         self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
         self.exact32 = True  # every block so far holds values exact in float32 (then kept in float32)
+        self.distinct = False  # no base item has two units in any cell (set by add_cells: one item per base item)
 
     def _block(self, x: np.ndarray) -> np.ndarray:
         """A block of per-base sums as kept: float32 when its values are exact there (half the memory of a
@@ -201,15 +202,16 @@ class Cells:
         num = num.astype(np.float64)
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
-        self.num.append(self._block(per_base_sums(base, num.T, self.n_base)))
+        one = self.distinct
+        self.num.append(self._block(per_base_sums(base, num.T, self.n_base, distinct=one)))
         start = sum(d.shape[1] for d in self.den)  # first column of the block added below
         if den is None:
-            self.den.append(self._block(per_base_sums(base, np.ones(base.size), self.n_base)))
+            self.den.append(self._block(per_base_sums(base, np.ones(base.size), self.n_base, distinct=one)))
             self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
             den = den.astype(np.float64)
-            self.den.append(self._block(per_base_sums(base, den.T, self.n_base)))
+            self.den.append(self._block(per_base_sums(base, den.T, self.n_base, distinct=one)))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
         zero = np.zeros(self.J)
@@ -220,9 +222,10 @@ class Cells:
     def idx(self, key: tuple, j: int) -> int:
         return self.types[key] * self.J + j
 
-    def matrices(self):
+    def matrices(self, order: np.ndarray | None = None):
         """``num (n_base, K)``, ``den (n_base, D)``, ``den_col (K,)`` (column of ``den`` per cell) and
-        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``.
+        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``; ``order``: the
+        base items of the rows (default: base code order).
 
         The matrices are float64, or float32 when they are large (:data:`COMPACT_BYTES`) and every value
         is exact there (the rule of :func:`_compact`: the same numbers). The blocks are moved into
@@ -244,7 +247,7 @@ class Cells:
             at = 0
             while blocks:
                 b = blocks.pop(0)
-                m[:, at:at + b.shape[1]] = b
+                m[:, at:at + b.shape[1]] = b if order is None else b[order]
                 at += b.shape[1]
             out.append(m)
         return out[0], out[1], np.asarray(self.den_col), tot
@@ -298,6 +301,9 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
     """
     correct, bad = u.ok, u.bad  # flags of cap_core.verdicts.verdict_rows
     failed = {o: _failed(u.v[o]) for o in orders}
+    # one item per base item: every cell has at most one unit per base item (pairs need two items of one base
+    # item, so there are none); the per-base sums are then the unit values placed, not counted
+    cells.distinct = u.n_base == u.base.size
 
     def consistent(a, b):
         return (a == b) & (a >= 0) & (a <= TIE)
@@ -383,21 +389,24 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
 def item_key(items: pl.DataFrame, n_buckets: int = 1) -> tuple[pl.DataFrame, list[str]]:
     """Per item: ``benchmark``, ``item_id`` -> ``b`` (benchmark code), ``idx`` (row within its benchmark), ``gold``, ``bucket``.
 
-    ``bucket`` = the item's base-item rank within its benchmark modulo ``n_buckets``, so all
-    items of a base item share a bucket. Returns the frame and the benchmark names (``b``
-    indexes them, sorted).
+    ``bucket``: the item's base item falls in the ``bucket``-th of ``n_buckets`` equal ranges of its
+    benchmark's base items (in base-item order), so all items of a base item share a bucket
+    and a bucket's rows of the statistics lie close together. Returns the frame and the
+    benchmark names (``b`` indexes them, sorted).
     """
     names = sorted(items.get_column("benchmark").unique().to_list())
+    k = max(1, int(n_buckets))
+    rank = pl.col("base_item_id").rank("dense").over("benchmark") - 1
     key = items.select(
         "benchmark", "item_id", "gold",
         (pl.col("benchmark").rank("dense") - 1).cast(pl.Int32).alias("b"),
         pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
-        ((pl.col("base_item_id").rank("dense").over("benchmark") - 1) % max(1, int(n_buckets))).cast(pl.Int32)
-        .alias("bucket"))
+        (rank.cast(pl.Int64) * k // (rank.max().over("benchmark").cast(pl.Int64) + 1)).cast(pl.Int32).alias("bucket"))
     return key, names
 
 
-def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFrame:
+def code_judgments(judgments, key: pl.DataFrame, judges: list[str], positions: pl.Series | None = None
+                   ) -> pl.LazyFrame:
     """The judgments of ``judges`` as compact codes, flags by :func:`cap_core.verdicts.verdict_flags`.
 
     Parameters
@@ -409,6 +418,10 @@ def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFr
         :func:`item_key` of the items.
     judges : list of str
         The profiled judges; ``g`` is the position in this list.
+    positions : polars.Series, optional
+        Each judgment's item as its row in ``key`` (from
+        :func:`cap_core.schema.validate_judgments` with ``positions=True``): the item facts
+        are then gathered by row instead of joined on the item's strings.
 
     Returns
     -------
@@ -432,8 +445,14 @@ def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFr
     small = lf.select("benchmark", "item_id", g.alias("g"), (pl.col("order") == "BA").cast(pl.Int8).alias("o"),
                       pl.col("verdict").cast(pl.Categorical), rs.cast(pl.Int8).fill_null(-1).alias("rs"))
     keys = key.lazy().select("benchmark", "item_id", "b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
-    return (small.filter(pl.col("g").is_not_null())
-            .join(keys, on=["benchmark", "item_id"], how="inner")
+    if positions is not None:  # rows known: gather the item facts, no join on strings
+        facts = key.select("b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
+        own = small.drop("benchmark", "item_id").with_columns(positions.alias("_pos")).filter(
+            pl.col("g").is_not_null()).collect()
+        joined = pl.concat([own.drop("_pos"), facts[own.get_column("_pos")]], how="horizontal").lazy()
+    else:
+        joined = small.filter(pl.col("g").is_not_null()).join(keys, on=["benchmark", "item_id"], how="inner")
+    return (joined
             .with_columns(verdicts.verdict_flags())
             .select("b", "bucket", "g", "idx", "o", _code().alias("code"), pl.col("correct").cast(pl.Int8).alias("ok"),
                     pl.col("excluded").cast(pl.Int8).alias("bad"), "rs"))
@@ -463,6 +482,18 @@ class BenchContext:
     strata: np.ndarray
     notices: tuple = ()
     failures: str = "count"
+
+    @property
+    def position(self) -> np.ndarray:
+        """``(n_base,)`` the row of each base item in the statistics: base items sorted by stratum (stably,
+        so by base item within a stratum), the order the bootstrap draws them in
+        (:class:`cap_core.bootstrap.StratifiedRatios`), so the sums are never permuted again."""
+        if "position" not in self.__dict__:
+            order = np.argsort(np.asarray(self.strata), kind="stable")
+            pos = np.empty(order.size, dtype=np.int64)
+            pos[order] = np.arange(order.size)
+            self.__dict__["position"] = pos
+        return self.__dict__["position"]
 
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
@@ -497,7 +528,8 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
 
 @dataclass
 class PartCells:
-    """Per-base sums of one partition: ``rows`` (global base codes), ``num``, ``den``, per-cell totals
+    """Per-base sums of one partition: ``rows`` (global base codes, in the order of
+    :attr:`BenchContext.position`), ``num``, ``den``, per-cell totals
     ``tot`` (the arrays of :data:`TOTALS`) and ``types`` (the cell-type keys of :class:`Cells`, in
     column-block order)."""
 
@@ -529,8 +561,9 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     rows[u.base] = items_part.get_column("base_idx").to_numpy()
     cells = Cells(len(ctx.present), u.n_base)
     add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures)
-    num, den, den_col, tot = cells.matrices()
-    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
+    order = np.argsort(ctx.position[rows], kind="stable")  # the part's rows in the statistics' order
+    num, den, den_col, tot = cells.matrices(order)
+    return PartCells(tuple(cells.types), rows[order], _compact(num), _compact(den), den_col, tot)
 
 
 #: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
@@ -559,26 +592,33 @@ def merge_cells(ctx: BenchContext, parts: list[PartCells]):
     Partitions whose cells share denominators differently (one complete, another not)
     are stacked with one denominator column per cell.
     """
+    given = parts
     parts = [p for p in parts if p.rows.size]
     first = parts[0]
     tot = tuple(np.sum([p.tot[k] for p in parts], axis=0) for k in range(len(TOTALS)))
-    if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(first.rows, np.arange(ctx.n_base)):
+    at = [ctx.position[p.rows] for p in parts]
+    if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(at[0], np.arange(ctx.n_base)):
         return first.types, first.num, first.den, first.den_col, tot  # one part: as it is
     if any(not np.array_equal(p.den_col, first.den_col) for p in parts):
         parts = [PartCells(p.types, p.rows, p.num, p.den[:, p.den_col], np.arange(p.den_col.size), p.tot)
                  for p in parts]
         first = parts[0]
 
-    def halves(x):
-        return bool(np.array_equal(2.0 * x, np.round(2.0 * x))) and float(np.abs(x).max(initial=0.0)) < 2.0**22
+    def exact32(x):
+        return x.dtype == np.float32 or bool(np.array_equal(x.astype(np.float32), x))
 
-    # sums of halves below 2**22 are exact in float32: half the memory for large benchmarks, same numbers
+    # values exact in float32 are kept there for large benchmarks (the rule of _compact): the same numbers
     big = sum(p.num.nbytes + p.den.nbytes for p in parts) > 2**28
-    exact = big and all(halves(p.num) and halves(p.den) for p in parts)
+    exact = big and all(exact32(p.num) and exact32(p.den) for p in parts)
     dtype = np.float32 if exact else np.float64
+    types, den_col = first.types, first.den_col
     num = np.zeros((ctx.n_base, first.num.shape[1]), dtype=dtype)
     den = np.zeros((ctx.n_base, first.den.shape[1]), dtype=dtype)
-    for p in parts:
-        num[p.rows] = p.num
-        den[p.rows] = p.den
-    return first.types, num, den, first.den_col, tot
+    given.clear()  # each part is released once placed: the sums are not held twice
+    del first
+    while parts:
+        p, rows = parts.pop(0), at.pop(0)
+        num[rows] = p.num
+        den[rows] = p.den
+        del p
+    return types, num, den, den_col, tot
