@@ -15,7 +15,7 @@ before any heavy import.
 
 import streamlit as st
 
-st.set_page_config(page_title="CAP Studio", page_icon="🧭", layout="wide")
+st.set_page_config(page_title="CAP Studio", page_icon=":material/explore:", layout="wide")  # (an emoji loads a 0.1 s catalogue)
 
 # URL paths are the page titles a user sees; the paths of earlier versions still work (ui.nav.OLD_PATHS).
 PAGES = {

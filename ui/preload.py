@@ -23,9 +23,10 @@ import streamlit as st
 
 __all__ = ["preload", "module_names"]
 
-#: Frontend modules of the element types a first screen draws and the floor does not pay early
-#: (plotly charts, then data frames), in the order they are imported.
-MODULES = ("PlotlyChart", "DataFrame")
+#: Frontend modules imported ahead: the chart library, the long pole of a first chart (the table
+#: module is not: it arrives with the table, after the chart, and evaluating it early would hold
+#: the browser's main thread while the chart is drawn).
+MODULES = ("PlotlyChart",)
 _KEY = "cap_preload"
 _SENT = "_cap_preloaded"
 
