@@ -63,6 +63,7 @@ import polars as pl
 
 from cap_core import verdicts
 from cap_core.bootstrap import (
+    base_index,
     check_bootstrap_args,
 )
 from cap_core.dataset import Dataset
@@ -305,9 +306,10 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
             return None
         sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
         orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
-        plans = plan_benchmark(sub, bench, per_bench.get(bench, {"orders": [], "n8": 0}))
+        base = base_index(items_by[(bench,)]["base_item_id"])  # once, for the plan and the context
+        plans = plan_benchmark(sub, bench, per_bench.get(bench, {"orders": [], "n8": 0}), base=base)
         return bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
-                             judge_list, plans, by_subset, failures)
+                             judge_list, plans, by_subset, failures, base=base)
 
     def finish(ctx: BenchContext, parts: list) -> BenchStats:
         st = _bench_rows(ctx, merge_cells(ctx, parts))

@@ -497,10 +497,12 @@ class BenchContext:
 
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
-                  judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count") -> BenchContext:
-    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``)."""
+                  judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count",
+                  base: tuple[np.ndarray, int] | None = None) -> BenchContext:
+    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``; ``base``:
+    its base-item codes and count when the caller has them, :func:`cap_core.bootstrap.base_index`)."""
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
-    base, n_base = base_index(items_b["base_item_id"])
+    base, n_base = base_index(items_b["base_item_id"]) if base is None else base
     items_b = items_b.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
     strata = base_strata(items_b, base, n_base, extra)
     ref = reference_variant(items_b)
