@@ -101,16 +101,19 @@ def _dask(python: Path, *args: str, cwd: Path) -> subprocess.Popen:
                             stderr=subprocess.PIPE)
 
 
-def _cluster(python: Path, n_workers: int, folder: Path) -> tuple[str, list[subprocess.Popen]]:
-    """A ``dask scheduler`` and ``n_workers`` ``dask worker`` processes of ``python`` on localhost ports."""
+def _cluster(python: Path, n_workers: int, folder: Path, worker_python: Path | None = None
+             ) -> tuple[str, list[subprocess.Popen]]:
+    """A ``dask scheduler`` of ``python`` and ``n_workers`` ``dask worker`` processes (of ``worker_python``,
+    default the same) on localhost ports."""
     from distributed import Client
 
     folder.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     procs = [_dask(python, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard", cwd=folder)]
-    procs += [_dask(python, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host",
-                    "127.0.0.1", "--local-directory", str(folder / f"w{k}"), cwd=folder) for k in range(n_workers)]
+    procs += [_dask(worker_python or python, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                    "--host", "127.0.0.1", "--local-directory", str(folder / f"w{k}"), cwd=folder)
+              for k in range(n_workers)]
     with Client(address, timeout="120s") as client:
         client.wait_for_workers(n_workers, timeout=180)
     return address, procs
@@ -137,22 +140,23 @@ def test_dask_workers_given_the_installed_package_give_the_memory_profile(instal
     data = REPO / "data" / "default"
     try:
         got = subprocess.run([str(installed / "cap"), "profile", "--data", str(data), "--engine", "dask",
-                              "--scheduler", address, "--bootstrap", "200", "--by-subset", "--out",
+                              "--scheduler", address, "--bootstrap", "200", "--out",
                               str(tmp_path / "dask.csv")], capture_output=True, text=True, cwd=tmp_path, env=env,
                              timeout=900)
     finally:
         _stop(procs)
     assert got.returncode == 0, got.stderr[-3000:]
     ref = subprocess.run([sys.executable, "-m", "cap_core", "profile", "--data", str(data), "--bootstrap", "200",
-                          "--by-subset", "--out", str(tmp_path / "memory.csv")], capture_output=True, text=True,
+                          "--out", str(tmp_path / "memory.csv")], capture_output=True, text=True,
                          cwd=REPO)
     assert ref.returncode == 0, ref.stderr
     assert (tmp_path / "dask.csv").read_text() == (tmp_path / "memory.csv").read_text()
 
 
 def test_a_dask_worker_without_the_package_is_refused_in_one_line(installed, tmp_path):
-    # the test environment has every dependency but not CAP Studio itself: its worker cannot run the tasks
-    address, procs = _cluster(Path(sys.executable), 1, tmp_path / "cluster")
+    # the test environment has every dependency but not CAP Studio itself: a worker started there cannot run
+    # the tasks (the scheduler has the package)
+    address, procs = _cluster(installed / "python", 1, tmp_path / "cluster", worker_python=Path(sys.executable))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CAP_DATA_DIR")}
     try:
         got = subprocess.run([str(installed / "cap"), "profile", "--data", str(REPO / "data" / "default"),
@@ -163,5 +167,6 @@ def test_a_dask_worker_without_the_package_is_refused_in_one_line(installed, tmp
     assert got.returncode == 2
     line = got.stderr.strip()
     assert "\n" not in line and "Traceback" not in line, line
-    assert "cannot import cap_core" in line and "tcp://127.0.0.1:" in line and "pip install cap-studio" in line
+    assert "a Dask worker cannot import cap_core" in line and "got tcp://127.0.0.1:" in line
+    assert "pip install cap-studio" in line and "scheduler" not in line.split("got ")[1].split(".")[0]
     assert not (tmp_path / "p.csv").exists()

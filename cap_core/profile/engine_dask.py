@@ -76,7 +76,8 @@ def check_workers(client, wait_s: float = 30.0) -> None:
     ------
     CAPInputError
         No worker joined the scheduler within ``wait_s`` seconds; a worker cannot import
-        ``cap_core``; a worker has another version of CAP Studio installed than this process.
+        ``cap_core`` (the scheduler too: it unpacks the task graph); a worker has another version
+        of CAP Studio installed than this process.
     """
     from importlib import metadata
 
@@ -92,13 +93,13 @@ def check_workers(client, wait_s: float = 30.0) -> None:
         mine = metadata.version("cap-studio")
     except metadata.PackageNotFoundError:  # running from a checkout: the workers' version cannot be compared
         mine = ""
-    found = client.run(eval, _PROBE)
-    for worker, theirs in sorted(found.items()):
+    found = {f"the scheduler {address}": client.run_on_scheduler(eval, _PROBE), **client.run(eval, _PROBE)}
+    for worker, theirs in found.items():  # the scheduler unpacks the task graph too: it needs the package
         if theirs is None:
             raise CAPInputError("a Dask worker cannot import cap_core", argument="scheduler", got=worker,
-                                expected="CAP Studio installed in every worker's environment",
+                                expected="CAP Studio installed in the scheduler's and every worker's environment",
                                 fix=f"run `pip install cap-studio{'==' + mine if mine else ''}` (or this checkout) "
-                                    "where the workers run, then restart them")
+                                    "where the scheduler and the workers run, then restart them")
         if mine and theirs and theirs != mine:
             raise CAPInputError("a Dask worker runs another version of CAP Studio", argument="scheduler",
                                 got=f"{worker}: {theirs}", expected=f"{mine}, as here",
