@@ -196,6 +196,12 @@ def _pair_specs(s, cond):
 
 
 def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...], n: int) -> str:
+    stem = _operator_stem(plan, cond, metric, s, orders)
+    return stem if plan is not None and plan.kind == "none" else f"{stem} (n={n})"
+
+
+def _operator_stem(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...]) -> str:
+    """:func:`_operator` without its ``(n=...)`` (the same for every judge of a benchmark)."""
     if plan is None:
         over = "over A/B and B/A" if len(orders) == 2 else f"on the {orders[0]} order only"
         base = f"position-averaged accuracy {over} on all items"
@@ -207,7 +213,7 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
         base += f", {s} subset"
     if metric != PRIMARY_METRIC[cond] or (plan is not None and plan.kind == "subset_gap" and metric != "pa"):
         base = f"{_OPS[metric]}; {base}"
-    return f"{base} (n={n})"
+    return base
 
 
 def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
@@ -219,6 +225,7 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
     type_of = {k: t for t, k in enumerate(types)}
     rows, kinds, k0, k1, macro = [], [], [], [], []
     specs = _row_specs(plans, subsets)
+    stems: dict = {}  # operator text per (condition, metric, subset), the same for every judge
     for j, judge in enumerate(judges):
         for s, cond, metric, kind, keys in specs:
             ks = [type_of[k] * len(judges) + j for k in keys]
@@ -240,7 +247,10 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
                 # nothing to score: the items lack gold (a preference-only source), else not measurable here
                 status = NEEDS_GOLD if (nogold > 0 and n == 0) else "unavailable"
                 code = NONE
-            operator = _operator(plan, cond, metric, s, orders, int(round(n)))
+            key = (cond, metric, s)
+            if key not in stems:
+                stems[key] = _operator_stem(plan, cond, metric, s, orders)
+            operator = stems[key] if plan is not None and plan.kind == "none" else f"{stems[key]} (n={int(round(n))})"
             if cond == "overall" and s == "all" and len(subsets) > 1:
                 n_named = len([t for t in subsets[1:] if t != MISSING_SUBSET])
                 missing = (f"; the {MISSING_SUBSET} subset is shown beside it, not averaged in"
