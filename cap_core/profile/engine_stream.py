@@ -11,7 +11,7 @@ groups of base items and each group becomes its rows of the per-base sums by the
 code as the in-memory path (:func:`cap_core.profile.units.partition_cells`), so the
 profile is the same, bit for bit, at the same seed.
 
-Memory: the items table, about 14 bytes per verdict of codes, the dense arrays of one
+Memory: the items table, about 13 bytes per verdict of codes, the dense arrays of one
 bucket and the statistics (``n_base x cells`` float32 when exact). Measured figures:
 ``bench/bench_scale.py``.
 """
@@ -76,8 +76,8 @@ def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judg
     """Validate and code every judgment, ``slice_rows`` at a time per file, kept by bucket of base items.
 
     Returns ``(coded, proxy)``: ``{bucket: codes}`` (the columns of
-    :func:`cap_core.profile.units.code_judgments`, with ``b``, ``bucket``, ``g`` and
-    ``idx`` narrowed to Int32: 17 bytes per verdict) and a small judgments frame with the
+    :func:`cap_core.profile.units.code_judgments` but ``bucket``, with ``b`` and ``g``
+    narrowed to Int16 and ``idx`` to Int32: 13 bytes per verdict) and a small judgments frame with the
     facts :func:`cap_core.profile.coverage.plan_benchmark` reads (orders per benchmark
     and the items with an evaluated rationale). Each slice's codes go straight to their
     buckets, so no copy of all the codes is ever made.
@@ -98,7 +98,10 @@ def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judg
     n_b = int(b_of.max(initial=-1)) + 1
     combos = np.zeros(n_b * 2 * 3, dtype=np.int64)  # (b, o, rs in {null, 0, 1})
     evaluated = np.zeros(key.height, dtype=bool)
-    narrow = [pl.col(c).cast(pl.Int32) for c in ("b", "bucket", "g", "idx")]
+    # 13 bytes a verdict kept: benchmark and judge codes in 16 bits, the item's row in 32 (the bucket is the
+    # dict key, not a column)
+    small = pl.Int16 if max(n_b, len(judges)) < 2**15 else pl.Int32
+    narrow = [pl.col("b").cast(small), pl.col("g").cast(small), pl.col("idx").cast(pl.Int32)]
     for f in files:
         scan = pl.scan_parquet(f)
         n = scan.select(pl.len()).collect().item()
@@ -107,7 +110,7 @@ def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judg
             part, pos = validate_judgments(part, items, file=f"{f} (rows {start + 1}-{start + part.height})",
                                            positions=True)
             codes = code_judgments(part, key, judges, positions=pos).with_columns(narrow).collect()
-            for (k,), piece in codes.partition_by("bucket", as_dict=True).items():
+            for (k,), piece in codes.partition_by("bucket", as_dict=True, include_key=False).items():
                 pieces.setdefault(int(k), []).append(piece)
             del codes
             p = pos.to_numpy()
@@ -233,7 +236,7 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
         for bench, ctx in contexts.items():
             buckets = bucket_of.filter(pl.col("b") == names.index(bench))
             items_b[bench] = ctx.items.with_columns(buckets.sort("idx").get_column("bucket"))
-        empty = pl.DataFrame(schema=dict.fromkeys(("b", "bucket", "g", "idx"), pl.Int32)
+        empty = pl.DataFrame(schema=dict.fromkeys(("b", "g"), pl.Int16) | {"idx": pl.Int32}
                              | dict.fromkeys(("o", "code", "ok", "bad", "rs"), pl.Int8))
         for k in range(max(1, n_buckets)):
             part = coded.pop(k, empty)
