@@ -4,7 +4,8 @@ Runs each benchmark script in its own process (so peak memory is per measurement
 their ``RESULT`` lines (:mod:`bench.common`) and prints one table: figure, value now (and peak
 memory), the baseline timed in the same run, the ratio, the goal, met or not, and the load
 average when the figure was taken. ``--quick`` skips the 100M out-of-core run and the
-old-code 10M baseline (minutes on two shared cores); ``--no-browser`` skips the browser pairing.
+old-code 10M baseline (minutes on two shared cores); ``--no-browser`` skips the browser pairing;
+``--big-dir DIR`` keeps and reuses the 100M dataset.
 The fresh-clone ``make test`` time is not measured here (it needs a fresh clone and an empty
 pip cache): ``bench/fresh_clone_test.sh`` measures it.
 """
@@ -61,6 +62,8 @@ def table(recs: list[dict]) -> str:
 def main() -> None:
     quick = "--quick" in sys.argv
     scale = ["bench/bench_scale.py"] + (["--no-big", "--no-baseline"] if quick else [])
+    if "--big-dir" in sys.argv:  # keep and reuse the 100M dataset (bench_scale.py --big-dir)
+        scale += ["--big-dir", sys.argv[sys.argv.index("--big-dir") + 1]]
     jobs = [["bench/bench_profile.py", "--quick"], scale, ["bench/bench_pages.py"],
             ["bench/bench_audit.py", "--quick", "--naive", "1"], ["bench/bench_cache.py"]]
     if "--no-browser" not in sys.argv:
