@@ -38,6 +38,7 @@ def result(figure: str, value: float, unit: str, target: str, met: bool, *, base
     """Print the ``RESULT`` record of one target (peak memory of this process, or ``peak_mb`` of a child)."""
     rec = {"figure": figure, "value": round(float(value), 4), "unit": unit, "target": target, "met": bool(met),
            "baseline": None if baseline is None else round(float(baseline), 4), "baseline_label": baseline_label,
-           "ratio": None if ratio is None else round(float(ratio), 2), "peak_mb": round(peak_rss_mb() if peak_mb is None else peak_mb, 1),
+           "ratio": None if ratio is None else round(float(ratio), 2),
+           "peak_mb": round(peak_rss_mb() if peak_mb is None else peak_mb, 1),
            "load": round(os.getloadavg()[0], 1), "note": note}
     print("RESULT " + json.dumps(rec), flush=True)

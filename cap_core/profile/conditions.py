@@ -70,13 +70,13 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, judgment_facts, plan_benchmark
 from cap_core.profile.engine import (
-    BootstrapAhead,
     CELL,
     DIFF,
     MACRO,
     NONE,
     PROD,
     BenchStats,
+    BootstrapAhead,
     cached_stats,
     replicate_benchmarks,
 )

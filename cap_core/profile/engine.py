@@ -33,7 +33,8 @@ from cap_core.bootstrap import (
 )
 from cap_core.config import worker_threads
 
-__all__ = ["BenchStats", "bench_replicates", "bench_block", "BootstrapAhead", "replicate_benchmarks", "cached_stats", "clear_stats_cache", "NONE", "CELL", "DIFF", "PROD", "MACRO"]
+__all__ = ["BenchStats", "bench_replicates", "bench_block", "BootstrapAhead", "replicate_benchmarks", "cached_stats",
+           "clear_stats_cache", "NONE", "CELL", "DIFF", "PROD", "MACRO"]
 
 #: How a profile row combines cell replicates (``k0``, ``k1`` are cell columns).
 NONE, CELL, DIFF, PROD, MACRO = 0, 1, 2, 3, 4

@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[2]
 FIGURES = sorted(p.stem for p in (REPO / "components").glob("*.py")
                  if "go.Figure" in p.read_text() and p.stem != "plotting")

@@ -182,8 +182,8 @@ def _choice(key: tuple, price_stamp: tuple, weights: tuple[tuple[str, float], ..
     ranked = rank_judges(_inputs, dict(weights), filters=filters, names=names)
     ch = ranked.choice
     lb = ch.leaderboard
-    board = lb.with_columns(pl.Series("label", [names.get(k, k[0]) for k in zip(lb["judge"], lb["subset"], lb["source"])],
-                                      dtype=pl.String))
+    labels = [names.get(k, k[0]) for k in zip(lb["judge"], lb["subset"], lb["source"])]
+    board = lb.with_columns(pl.Series("label", labels, dtype=pl.String))
     scored = board.filter(pl.col("rank").is_not_null())
     drill, note, runner = None, "", None
     if scored.height >= 2:
