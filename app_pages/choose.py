@@ -121,5 +121,8 @@ if sel.ds is not None:
     if board_judges:
         from ui.source_metrics_section import render_source_metrics
 
-        with st.expander("The sources' own metrics for these judges", expanded=False):
-            render_source_metrics(sel.fingerprint, sel.ds, key="cho_source", judges=board_judges)
+        # computed when opened (a rerun), not on every view of the page: nothing below the leaderboard delays it
+        with st.expander("The sources' own metrics for these judges", expanded=False, key="cho_source_open",
+                         on_change="rerun") as box:
+            if box.open:
+                render_source_metrics(sel.fingerprint, sel.ds, key="cho_source", judges=board_judges)

@@ -1,15 +1,17 @@
 """Shared helpers of the benchmarks: timing, peak memory and the one-line result record.
 
 Every benchmark script prints human-readable lines and, last, one line
-``RESULT {json}`` per target of issue 13 (``figure``, ``value``, ``unit``, ``target``,
-``met``, ``baseline`` and ``ratio`` when a baseline was timed in the same run,
-``peak_mb`` the peak resident memory of the process). ``bench/run_all.py`` (``make
-bench``) runs each script in its own process and prints the table.
+``RESULT {json}`` per target (issues 13 and 22: ``figure``, ``value``, ``unit``, ``target``,
+``met``, ``baseline`` with ``baseline_label`` (what it is) and ``ratio`` when a baseline was
+timed in the same run, ``peak_mb`` the peak resident memory in MiB, ``load`` the 1-minute
+load average when the figure was taken). ``bench/run_all.py`` (``make bench``) runs each
+script in its own process and prints the table.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -32,10 +34,11 @@ def best_of(fn, repeat: int = 5) -> tuple[float, list[float]]:
 
 
 def result(figure: str, value: float, unit: str, target: str, met: bool, *, baseline: float | None = None,
-           ratio: float | None = None, note: str = "", peak_mb: float | None = None) -> None:
+           ratio: float | None = None, note: str = "", peak_mb: float | None = None, baseline_label: str = "") -> None:
     """Print the ``RESULT`` record of one target (peak memory of this process, or ``peak_mb`` of a child)."""
     rec = {"figure": figure, "value": round(float(value), 4), "unit": unit, "target": target, "met": bool(met),
-           "baseline": None if baseline is None else round(float(baseline), 4),
-           "ratio": None if ratio is None else round(float(ratio), 2), "peak_mb": round(peak_rss_mb() if peak_mb is None else peak_mb, 1),
-           "note": note}
+           "baseline": None if baseline is None else round(float(baseline), 4), "baseline_label": baseline_label,
+           "ratio": None if ratio is None else round(float(ratio), 2),
+           "peak_mb": round(peak_rss_mb() if peak_mb is None else peak_mb, 1),
+           "load": round(os.getloadavg()[0], 1), "note": note}
     print("RESULT " + json.dumps(rec), flush=True)

@@ -214,8 +214,12 @@ def stratified_counts(n: int, b: int, seed: int, strata: np.ndarray | None) -> t
 
 
 #: Above this many draws (resamples x units) :func:`stratified_ratio_replicates` works
-#: in blocks instead of holding the whole count matrix (8 bytes per draw).
-BLOCK_DRAWS = 2**23
+#: in blocks of about this many instead of holding the whole count matrix (8 bytes per draw:
+#: positions and counts, 512 MB a block, two blocks in flight). Large blocks keep the product
+#: efficient: each block reads the whole per-base matrix of its stratum once.
+BLOCK_DRAWS = 2**26
+#: Up to this many draws the whole count matrix is made at once (:meth:`StratifiedRatios.replicates`).
+WHOLE_DRAWS = 2**23
 
 
 def stratified_ratio_replicates(n: int, b: int, seed: int, strata: np.ndarray | None, num: np.ndarray,
@@ -232,9 +236,10 @@ def stratified_ratio_replicates(n: int, b: int, seed: int, strata: np.ndarray | 
 class StratifiedRatios:
     """Ratio-of-sums cells over ``n`` stratified units, ready to be resampled many times.
 
-    Holds the per-unit sums permuted so strata are contiguous, side by side
-    (``[num | den]``) and already in the precision the product needs, so that each
-    :meth:`replicates` call only draws, counts and multiplies.
+    Holds the per-unit sums with rows permuted so strata are contiguous, in the precision
+    the product needs, so that each :meth:`replicates` call only draws, counts and
+    multiplies. Rows already in stratum order (``strata`` sorted) in that precision are
+    used as they are: a large benchmark's sums are never copied.
 
     Parameters
     ----------
@@ -256,34 +261,47 @@ class StratifiedRatios:
             lab = np.asarray(strata)
             self.perm = np.argsort(lab, kind="stable")
             self.sizes = np.unique(lab, return_counts=True)[1].tolist()
-        # [num | den] with rows permuted, filled in row blocks (no full-size temporaries). Single precision is
-        # exact when every value is a multiple of 1/2 and no replicate sum can reach 2**23: the rule of
-        # ratio_replicates, decided per block of draws from its largest count (either precision then gives
-        # the same exact sums). Such values are kept in float32 only (halves below 2**23 are exact there).
+        in_order = bool(np.array_equal(self.perm, np.arange(self.n)))
+        # Single precision is exact when every value is a multiple of 1/2 and no replicate sum can reach 2**23:
+        # the rule of ratio_replicates, decided per block of draws from its largest count (either precision then
+        # gives the same exact sums). Such values are kept in float32 only (halves below 2**23 are exact there).
+        # Checked in row blocks (no full-size temporaries).
         width = self.k + den.shape[1]
-        dtype = np.result_type(num.dtype, den.dtype)
-        both = np.empty((self.n, width), dtype=dtype)
+        step = max(1, (1 << 24) // max(1, 8 * width))  # row blocks of 16 MB temporaries
         bound = np.zeros(width)
         halves = True
-        for r0 in range(0, self.n, 1 << 16):
-            rows = self.perm[r0:r0 + (1 << 16)]
-            blk = both[r0:r0 + rows.size]
-            blk[:, :self.k] = num[rows]
-            blk[:, self.k:] = den[rows]
-            twice = 2.0 * blk.astype(np.float64)
-            halves = halves and bool(np.array_equal(twice, np.round(twice)))
-            bound += np.abs(twice).sum(axis=0)
+        for part, cols in ((num, slice(0, self.k)), (den, slice(self.k, width))):
+            for r0 in range(0, self.n, step):
+                twice = 2.0 * part[r0:r0 + step].astype(np.float64)
+                halves = halves and bool(np.array_equal(twice, np.round(twice)))
+                bound[cols] += np.abs(twice).sum(axis=0)
         self.halves = halves
         self.col_bound = float(bound.max(initial=0.0))
-        self.both = both.astype(np.float32, copy=False) if halves and self.col_bound < 2.0**24 else \
-            both.astype(np.float64, copy=False)
+        dtype = np.float32 if halves and self.col_bound < 2.0**24 else np.float64
+
+        def arrange(x: np.ndarray) -> np.ndarray:
+            if in_order:
+                return x.astype(dtype, copy=False)
+            out = np.empty(x.shape, dtype=dtype)
+            for r0 in range(0, self.n, step):
+                out[r0:r0 + step] = x[self.perm[r0:r0 + step]]
+            return out
+
+        self.num_p, self.den_p = arrange(num), arrange(den)
+        self.width = width
         self.den_index = None if den_index is None else np.asarray(den_index, dtype=np.int64)
 
     def _product(self, counts: np.ndarray, lo: int, hi: int) -> np.ndarray:
-        """``counts @ both[lo:hi]`` in float64, computed in float32 when that is exact."""
+        """``counts @ [num | den][lo:hi]`` (rows in stratum order) in float64, computed in float32 when that is
+        exact (numerators and denominators multiplied apart: the same sums)."""
         if self.halves and self.col_bound * float(counts.max(initial=0)) < 2.0**23:
-            return (counts.astype(np.float32) @ self.both[lo:hi].astype(np.float32, copy=False)).astype(np.float64)
-        return counts.astype(np.float64) @ self.both[lo:hi].astype(np.float64, copy=False)
+            c, t = counts.astype(np.float32, copy=False), np.float32
+        else:
+            c, t = counts.astype(np.float64), np.float64
+        out = np.empty((counts.shape[0], self.width))
+        out[:, :self.k] = c @ self.num_p[lo:hi].astype(t, copy=False)
+        out[:, self.k:] = c @ self.den_p[lo:hi].astype(t, copy=False)
+        return out
 
     def replicates(self, b: int, seed: int, block_draws: int = BLOCK_DRAWS) -> np.ndarray:
         """Replicates ``(b, K)`` float64 under ``stratified_counts(n, b, seed, strata)``.
@@ -296,20 +314,20 @@ class StratifiedRatios:
         ``(b, n)`` count matrix. NaN where a replicate's denominator is 0.
         """
         n, b = self.n, int(b)
-        acc = np.zeros((b, self.both.shape[1]))
+        acc = np.zeros((b, self.width))
         if n:
             rng = np.random.default_rng(seed)
             itype = np.int32 if b * n < 2**31 else np.int64
-            whole = b * n <= block_draws
+            whole = b * n <= min(block_draws, WHOLE_DRAWS)
             start = 0
             with _one_blas_thread():
                 if whole:
-                    acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes), 0, n)
+                    acc = self._product(self._counts(rng, itype, b, 0, n, self.sizes, np.float32), 0, n)
                 elif worker_threads() < 2:
                     for m in self.sizes:
                         step = max(1, block_draws // m)
                         for r0 in range(0, b, step):
-                            cnt = self._counts(rng, itype, min(b, r0 + step) - r0, start, m, [m])
+                            cnt = self._counts(rng, itype, min(b, r0 + step) - r0, start, m, [m], np.float32)
                             acc[r0:r0 + cnt.shape[0]] += self._product(cnt, start, start + m)
                         start += m
                 else:
@@ -324,47 +342,66 @@ class StratifiedRatios:
     def _pipelined(self, acc: np.ndarray, rng, itype, b: int, block_draws: int) -> None:
         """The blocked loop of :meth:`replicates` on two threads, same draws and same sums.
 
-        This thread draws the next block (the generator's stream must stay in order)
-        while one worker counts the previous block and multiplies it into ``acc``; the
+        This thread draws and counts the next block (the generator's stream must stay in
+        order) while one worker multiplies the previous block's counts into ``acc``; the
         worker takes the blocks in the order drawn, so every running sum adds the same
-        terms in the same order as the one-thread loop (numpy's generators, ``bincount``
+        terms in the same order as the one-thread loop (numpy's generators, the counting
         and BLAS release the GIL, so the two overlap).
         """
-        def count_and_add(draws: np.ndarray, r0: int, start: int, m: int) -> None:
-            rows = draws.shape[0]
-            flat = np.add(draws, np.arange(rows, dtype=np.int64)[:, None] * m, dtype=np.int64)
-            cnt = np.bincount(flat.ravel(), minlength=rows * m).reshape(rows, m)
-            acc[r0:r0 + rows] += self._product(cnt, start, start + m)
+        def add(cnt: np.ndarray, r0: int, start: int, m: int) -> None:
+            acc[r0:r0 + cnt.shape[0]] += self._product(cnt, start, start + m)
 
         pending = None
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cap-counts") as pool:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cap-product") as pool:
             start = 0
             for m in self.sizes:
                 step = max(1, block_draws // m)
                 for r0 in range(0, b, step):
-                    draws = rng.integers(0, m, size=(min(b, r0 + step) - r0, m), dtype=itype)
+                    cnt = self._counts(rng, itype, min(b, r0 + step) - r0, start, m, [m], np.float32)
                     if pending is not None:
                         pending.result()
-                    pending = pool.submit(count_and_add, draws, r0, start, m)
+                    pending = pool.submit(add, cnt, r0, start, m)
                 start += m
             if pending is not None:
                 pending.result()
 
     @staticmethod
-    def _counts(rng, itype, rows: int, start: int, width: int, sizes) -> np.ndarray:
+    def _counts(rng, itype, rows: int, start: int, width: int, sizes, dtype=np.int64) -> np.ndarray:
         """Counts ``(rows, width)`` of the next draws for consecutive strata of ``sizes``.
 
-        Each stratum's positions are offset into one int64 buffer, which ``np.bincount``
-        takes without another copy. The one draw-and-count rule of :func:`stratified_counts`
-        and :meth:`replicates`.
+        Each stratum's ``(rows, m)`` positions are drawn in turn (the one draw rule of
+        :func:`stratified_counts` and :meth:`replicates`), then counted by :meth:`_count`.
+        ``dtype``: of the counts (float32 holds every count exactly: a count never exceeds
+        its stratum's size, below ``2**24`` here).
         """
-        draws = np.empty((rows, width), dtype=np.int64)
-        offset = np.arange(rows, dtype=np.int64)[:, None] * width
-        at = 0
-        for m in sizes:
-            np.add(rng.integers(0, m, size=(rows, m), dtype=itype), offset + at, out=draws[:, at:at + m])
-            at += m
-        return np.bincount(draws.ravel(), minlength=rows * width).reshape(rows, width)
+        draws = [rng.integers(0, m, size=(rows, m), dtype=itype) for m in sizes]
+        return StratifiedRatios._count(draws, rows, width, dtype)
+
+    @staticmethod
+    def _count(draws: list, rows: int, width: int, dtype=np.int64) -> np.ndarray:
+        """How often each unit was drawn, per resample row: the ``(rows, m_s)`` positions of each
+        stratum, side by side, become counts ``(rows, width)``.
+
+        Counted a block of rows at a time (positions offset into one int64 buffer of about
+        :data:`COUNT_BLOCK` draws, which ``np.bincount`` counts while it stays in cache).
+        """
+        out = np.empty((rows, width), dtype=dtype)
+        step = max(1, min(rows, COUNT_BLOCK // max(1, width)))
+        flat = np.empty((step, width), dtype=np.int64)
+        offset = np.arange(step, dtype=np.int64)[:, None] * width
+        for r0 in range(0, rows, step):
+            k = min(rows, r0 + step) - r0
+            at = 0
+            for d in draws:
+                m = d.shape[1]
+                np.add(d[r0:r0 + k], offset[:k] + at, out=flat[:k, at:at + m])
+                at += m
+            out[r0:r0 + k] = np.bincount(flat[:k].ravel(), minlength=k * width).reshape(k, width)
+        return out
+
+
+#: Draws counted at a time by :meth:`StratifiedRatios._count` (1 MB of int64 positions: in cache).
+COUNT_BLOCK = 2**17
 
 
 def _halves_fit_float32(counts: np.ndarray, values: np.ndarray) -> bool:
@@ -446,7 +483,7 @@ def base_index(ids) -> tuple[np.ndarray, int]:
     return codes, int(codes.max()) + 1
 
 
-def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int) -> np.ndarray:
+def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int, *, distinct: bool = False) -> np.ndarray:
     """Sums of per-unit values within each base item.
 
     Parameters
@@ -457,6 +494,9 @@ def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int) -> np.ndarr
         Shape ``(n_units,)`` or ``(n_units, K)``.
     n_base : int
         Number of base items (rows of the result).
+    distinct : bool
+        The caller knows that no base item has two units (e.g. one item per base item):
+        each sum is then its one value, placed without counting (same numbers).
 
     Returns
     -------
@@ -468,6 +508,10 @@ def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int) -> np.ndarr
     x = x[:, None] if x.ndim == 1 else x
     b = np.asarray(base, dtype=np.int64)
     k = x.shape[1]
+    if distinct:
+        out = np.zeros((n_base, k))
+        out[b] = x
+        return out
     flat = (b[:, None] + n_base * np.arange(k, dtype=np.int64)[None, :]).ravel()
     return np.bincount(flat, weights=x.ravel(), minlength=n_base * k).reshape(k, n_base).T
 

@@ -255,7 +255,8 @@ def verdict_grid(ds: Dataset, benches: list[str] | None, judge_list: list[str] |
     if keyed.height == 0:
         return None
     names = sorted(keyed.get_column("judge").unique().to_list())
-    jc = keyed.get_column("judge").replace_strict(names, list(range(len(names))), return_dtype=pl.Int64).to_numpy()
+    # position in ``names`` (an Enum of them codes the strings in that order: far cheaper than replace_strict)
+    jc = keyed.get_column("judge").cast(pl.Enum(names)).to_physical().cast(pl.Int64).to_numpy()
     oc = (keyed.get_column("order") == "BA").cast(pl.Int64).to_numpy()  # 0 = AB, 1 = BA (sorted)
     pos, row = keyed.get_column("_pos").to_numpy(), keyed.get_column("_src").to_numpy()
     item_b = (items.get_column("benchmark").rank("dense") - 1).cast(pl.Int64).to_numpy()  # non-decreasing

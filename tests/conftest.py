@@ -49,6 +49,7 @@ def default_data_dir() -> Path:
 #: short ones fill the gaps (longest-processing-time order); measured with ``--durations``.
 #: The order inside a file is kept.
 SLOW_FIRST = (
+    "tests/test_packaging.py",  # one worker: a fresh environment, a Dask cluster of separate processes
     "tests/test_browser.py",
     "tests/pages/test_label_audit.py::test_widget_changes_change_the_output",
     "tests/cap_core/judging/test_smollm.py",

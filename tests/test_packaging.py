@@ -92,3 +92,81 @@ def test_cap_studio_serves_the_dashboard_on_localhost(installed, tmp_path):
     refused = subprocess.run([str(installed / "cap-studio"), "--server.address", "0.0.0.0"], capture_output=True,
                              text=True, cwd=tmp_path)
     assert refused.returncode == 2 and "127.0.0.1" in refused.stderr and "\n" not in refused.stderr.strip()
+
+
+def _dask(python: Path, *args: str, cwd: Path) -> subprocess.Popen:
+    """``python -m dask ARGS`` in ``cwd`` (outside the checkout, nothing of it on the path)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CAP_DATA_DIR")}
+    return subprocess.Popen([str(python), "-m", "dask", *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+
+
+def _cluster(python: Path, n_workers: int, folder: Path, worker_python: Path | None = None
+             ) -> tuple[str, list[subprocess.Popen]]:
+    """A ``dask scheduler`` of ``python`` and ``n_workers`` ``dask worker`` processes (of ``worker_python``,
+    default the same) on localhost ports."""
+    from distributed import Client
+
+    folder.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [_dask(python, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard", cwd=folder)]
+    procs += [_dask(worker_python or python, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                    "--host", "127.0.0.1", "--local-directory", str(folder / f"w{k}"), cwd=folder)
+              for k in range(n_workers)]
+    with Client(address, timeout="120s") as client:
+        client.wait_for_workers(n_workers, timeout=180)
+    return address, procs
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    for p in reversed(procs):
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def test_dask_workers_given_the_installed_package_give_the_memory_profile(installed, tmp_path):
+    # workers started as separate processes, as on a real cluster: `dask scheduler` and two `dask worker`
+    # in the environment where CAP Studio was installed (not the checkout on their path), their working
+    # folder outside the repository; `cap profile --engine dask --scheduler` must give every number of
+    # the memory engine
+    address, procs = _cluster(installed / "python", 2, tmp_path / "cluster")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CAP_DATA_DIR")}
+    data = REPO / "data" / "default"
+    try:
+        got = subprocess.run([str(installed / "cap"), "profile", "--data", str(data), "--engine", "dask",
+                              "--scheduler", address, "--bootstrap", "200", "--out",
+                              str(tmp_path / "dask.csv")], capture_output=True, text=True, cwd=tmp_path, env=env,
+                             timeout=900)
+    finally:
+        _stop(procs)
+    assert got.returncode == 0, got.stderr[-3000:]
+    ref = subprocess.run([sys.executable, "-m", "cap_core", "profile", "--data", str(data), "--bootstrap", "200",
+                          "--out", str(tmp_path / "memory.csv")], capture_output=True, text=True,
+                         cwd=REPO)
+    assert ref.returncode == 0, ref.stderr
+    assert (tmp_path / "dask.csv").read_text() == (tmp_path / "memory.csv").read_text()
+
+
+def test_a_dask_worker_without_the_package_is_refused_in_one_line(installed, tmp_path):
+    # the test environment has every dependency but not CAP Studio itself: a worker started there cannot run
+    # the tasks (the scheduler has the package)
+    address, procs = _cluster(installed / "python", 1, tmp_path / "cluster", worker_python=Path(sys.executable))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CAP_DATA_DIR")}
+    try:
+        got = subprocess.run([str(installed / "cap"), "profile", "--data", str(REPO / "data" / "default"),
+                              "--engine", "dask", "--scheduler", address, "--out", str(tmp_path / "p.csv")],
+                             capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    finally:
+        _stop(procs)
+    assert got.returncode == 2
+    line = got.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line, line
+    assert "a Dask worker cannot import cap_core" in line and "got 'tcp://127.0.0.1:" in line  # the worker named
+    assert "pip install cap-studio" in line
+    assert not (tmp_path / "p.csv").exists()

@@ -139,7 +139,14 @@ def show_table(where: Any, df: pl.DataFrame, *, key: str, fractions: Iterable[st
     kwargs.setdefault("placeholder", MISSING)  # the grid draws a missing cell itself: "—", not "None"
     if config:
         kwargs["column_config"] = {**config, **kwargs.get("column_config", {})}
-    where.dataframe(df.with_columns(pl.col(pl.Float64, pl.Float32).fill_nan(None)), key=key, **kwargs)
+    where.dataframe(arrow_table(df.with_columns(pl.col(pl.Float64, pl.Float32).fill_nan(None))), key=key, **kwargs)
+
+
+def arrow_table(df: pl.DataFrame):
+    """``df`` as the Arrow table ``st.dataframe`` sends as it is (a polars frame would be turned into a
+    pandas one first, on every run; pandas is then not needed to draw a table). Arrow types every
+    browser reads: strings as ``large_string``, lists as ``large_list`` (``CompatLevel.oldest``)."""
+    return df.to_arrow(compat_level=pl.CompatLevel.oldest())
 
 
 def mostly_na(frame: pl.DataFrame, what: str = "pairs", *, status: str = "status", reason: str = "reason",

@@ -11,7 +11,7 @@ import streamlit as st
 from cap_core.dataset import Dataset
 from cap_core.export import to_csv_bytes
 from components.source_metrics import source_metrics_summary, source_metrics_view
-from ui.display import download
+from ui.display import arrow_table, download
 
 __all__ = ["source_metrics_table", "render_source_metrics"]
 
@@ -44,6 +44,6 @@ def render_source_metrics(fingerprint: str, ds: Dataset, *, key: str, judges: li
         "C7 strict and C7 consistency."
     )
     only = st.toggle("Only rows where CAP differs", value=True, key=f"{key}_differ")
-    st.dataframe(source_metrics_view(frame, differing_only=only), hide_index=True, width="stretch",
+    st.dataframe(arrow_table(source_metrics_view(frame, differing_only=only)), hide_index=True, width="stretch",
                  key=f"{key}_table")
     download(st, "Download source metrics (CSV)", to_csv_bytes(frame), "source_metrics.csv", key=f"{key}_dl")

@@ -37,6 +37,7 @@ from cap_core.profile.conditions import ProfileResult, compute_profile
 from cap_core.verdicts import check_failures, verdict_rows
 
 __all__ = ["holm", "jointly_scored", "paired_from_result", "compare_judges", "compare_many", "verdict", "bootstrap_p",
+           "bootstrap_p_columns",
            "adjust_separated", "CORRECTIONS"]
 
 #: Multiple-comparison corrections of the ``separated`` verdict: ``none`` or ``holm``.
@@ -58,16 +59,45 @@ def bootstrap_p(d: np.ndarray) -> float:
     Tibshirani 1993 §16.4), kept below the floor: a clear difference gets the small p it
     has, whatever the number of resamples. With every replicate equal and non-zero, p = 0.
     """
+    return float(bootstrap_p_columns(np.asarray(d, dtype=float).reshape(-1, 1))[0])
+
+
+def bootstrap_p_columns(d: np.ndarray) -> np.ndarray:
+    """:func:`bootstrap_p` of every column of ``d`` (shape ``(R, m)``): shape ``(m,)``.
+
+    The one rule, computed for all columns at once (a leaderboard tests every pair of judges
+    on each weight change): columns holding no NaN or infinity are counted together, the
+    others one by one on their finite replicates. The means and standard deviations are those
+    of each column on its own (same sums in the same order), so the values equal the
+    one-column ones bit for bit.
+    """
     d = np.asarray(d, dtype=float)
-    d = d[np.isfinite(d)]
-    if d.size == 0:
-        return float("nan")
-    low, high = int((d <= 0).sum()), int((d >= 0).sum())
-    p = float(min(1.0, 2 * (min(low, high) + 1) / (d.size + 1)))
-    if min(low, high) == 0:  # beyond what the counts resolve
-        sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
-        z = abs(float(d.mean())) / sd if sd > 0 else math.inf
-        p = min(p, math.erfc(z / math.sqrt(2.0)))
+    out = np.full(d.shape[1], np.nan)
+    finite = np.isfinite(d)
+    whole = finite.all(axis=0)
+    for k in np.flatnonzero(~whole):  # columns with dropped replicates: on their own
+        out[k] = _bootstrap_p_whole(np.ascontiguousarray(d[finite[:, k], k])[None, :])[0]
+    if whole.any():
+        out[whole] = _bootstrap_p_whole(np.ascontiguousarray(d[:, whole].T))
+    return out
+
+
+def _bootstrap_p_whole(x: np.ndarray) -> np.ndarray:
+    """:func:`bootstrap_p` of every row of ``x`` (shape ``(m, R)``, finite values, rows contiguous)."""
+    m, n = x.shape
+    if n == 0:
+        return np.full(m, np.nan)
+    low, high = (x <= 0).sum(axis=1), (x >= 0).sum(axis=1)
+    least = np.minimum(low, high)
+    p = np.minimum(1.0, 2 * (least + 1) / (n + 1))
+    tail = np.flatnonzero(least == 0)  # beyond what the counts resolve: the replicates' normal tail
+    if tail.size:
+        rows = x[tail]  # row by row, the sums of each row alone
+        sds = rows.std(axis=1, ddof=1) if n > 1 else np.zeros(tail.size)
+        means = rows.mean(axis=1)
+        for k, sd, mean in zip(tail, sds.tolist(), means.tolist()):
+            z = abs(mean) / sd if sd > 0 else math.inf
+            p[k] = min(float(p[k]), math.erfc(z / math.sqrt(2.0)))
     return p
 
 

@@ -42,7 +42,7 @@ from typing import Mapping
 import numpy as np
 import polars as pl
 
-from cap_core.analyses.judge_comparison import bootstrap_p, holm
+from cap_core.analyses.judge_comparison import bootstrap_p_columns, holm
 from cap_core.bootstrap import percentile_interval
 from cap_core.choice.filters import Filter, apply_filters
 from cap_core.choice.sample_size import (
@@ -52,10 +52,10 @@ from cap_core.choice.sample_size import (
     per_item_variance,
 )
 from cap_core.errors import CAPInputError
-from cap_core.profile.weights import check_weights, weighted_score_draws
+from cap_core.profile.weights import ScoreBasis, check_weights
 from cap_core.schema import CONDITION_IDS
 
-__all__ = ["LEADERBOARD_SCHEMA", "Choice", "choose", "condition_ranges", "HOLM", "PARITY_MARGIN"]
+__all__ = ["LEADERBOARD_SCHEMA", "Choice", "choose", "Ranking", "condition_ranges", "HOLM", "PARITY_MARGIN"]
 
 #: Name of the multiple-comparison correction, as shown to the user.
 HOLM = "Holm"
@@ -155,15 +155,31 @@ def _display(judge: str, subset: str | None, source: str | None) -> str:
     return f"{judge} (published, {source.split(':', 1)[-1].strip()}, {subset or 'all'})"
 
 
-def _n_items(profile: pl.DataFrame, key: tuple, used: list[str] | None) -> int | None:
-    j, s, src = key
-    mine = profile.filter((pl.col("judge") == j) & pl.col("subset").fill_null("all").eq(s)
-                          & pl.col("source").fill_null("computed").eq(src) & pl.col("primary"))
-    ov = mine.filter(pl.col("condition") == "overall")["n_items"].drop_nulls()
-    if ov.len():
-        return int(ov[0])
-    n = mine.filter(pl.col("condition").is_in(list(used or [])))["n_items"].drop_nulls()
-    return int(n.max()) if n.len() else None
+def _item_counts(kept: pl.DataFrame) -> dict[tuple, tuple[int | None, list[tuple[str, int]]]]:
+    """Per ``(judge, subset, source)``: the ``n_items`` of its primary ``overall`` row (None without
+    one) and ``(condition, n_items)`` of its other primary rows: what ``n_items`` of a leaderboard
+    row is read from (module notes), gathered once per profile."""
+    out: dict[tuple, tuple[int | None, list[tuple[str, int]]]] = {}
+    prim = kept.filter(pl.col("primary")).select(
+        "judge", pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"), "condition", "n_items")
+    for j, s, src, cond, n in prim.iter_rows():
+        ov, per = out.setdefault((j, s, src), (None, []))
+        if n is None:
+            continue
+        if cond == "overall":
+            if ov is None:
+                out[(j, s, src)] = (int(n), per)
+        else:
+            per.append((cond, int(n)))
+    return out
+
+
+def _n_items(counts: dict, key: tuple, used: list[str] | None) -> int | None:
+    ov, per = counts.get(key, (None, []))
+    if ov is not None:
+        return ov
+    n = [m for c, m in per if c in set(used or [])]
+    return max(n) if n else None
 
 
 def choose(
@@ -209,91 +225,139 @@ def choose(
     CAPInputError
         Several benchmarks in ``profile``; bad weights; replicates of the wrong shape.
     """
-    w = check_weights(weights)
-    benches = profile["benchmark"].unique().to_list() if profile.height else []
-    if len(benches) > 1:
-        raise CAPInputError("a leaderboard ranks the judges of one benchmark", argument="profile",
-                            expected="rows of one benchmark", got=sorted(benches),
-                            fix="filter the profile to one benchmark first")
-    kept, filtered = apply_filters(profile, tuple(filters))
-    reps = None
-    if replicates is not None:
-        replicates = np.asarray(replicates, dtype=np.float64)
-        if replicates.ndim != 2 or replicates.shape[1] != profile.height:
-            raise CAPInputError("`replicates` must have shape (n_resamples, profile.height)", argument="replicates",
-                                expected=f"(n, {profile.height})", got=replicates.shape)
-        reps = replicates[:, kept["_row"].to_numpy()]
-    kept = kept.drop("_row")
-    if kept.height == 0:
-        board = pl.DataFrame(schema=LEADERBOARD_SCHEMA)
+    check_weights(weights)
+    return Ranking(profile, replicates, filters=filters, costs=costs, level=level, seed=seed).rank(weights, names=names)
+
+
+class Ranking:
+    """The part of :func:`choose` that does not depend on the weights, kept for a weight change.
+
+    ``Ranking(profile, replicates, filters=, costs=, level=, seed=)`` applies the filters,
+    checks the replicates and gathers what every ranking reads (the judges' measured
+    conditions and replicate columns: :class:`cap_core.profile.weights.ScoreBasis`; their item
+    counts and costs). :meth:`rank` is then :func:`choose` under some weights, value for value.
+
+    Raises
+    ------
+    CAPInputError
+        Several benchmarks in ``profile``; replicates of the wrong shape.
+    """
+
+    def __init__(self, profile: pl.DataFrame, replicates: np.ndarray | None, *,
+                 filters: tuple[Filter, ...] | list[Filter] = (), costs: pl.DataFrame | None = None,
+                 level: float = 0.95, seed: int = 0):
+        benches = profile["benchmark"].unique().to_list() if profile.height else []
+        if len(benches) > 1:
+            raise CAPInputError("a leaderboard ranks the judges of one benchmark", argument="profile",
+                                expected="rows of one benchmark", got=sorted(benches),
+                                fix="filter the profile to one benchmark first")
+        kept, self.filtered = apply_filters(profile, tuple(filters))
+        reps = None
+        if replicates is not None:
+            replicates = np.asarray(replicates, dtype=np.float64)
+            if replicates.ndim != 2 or replicates.shape[1] != profile.height:
+                raise CAPInputError("`replicates` must have shape (n_resamples, profile.height)",
+                                    argument="replicates", expected=f"(n, {profile.height})", got=replicates.shape)
+            reps = replicates[:, kept["_row"].to_numpy()]
+        self.kept = kept.drop("_row")
+        self.level, self.seed = level, seed
+        self.basis = ScoreBasis(self.kept, reps, level=level) if self.kept.height else None
+        self.counts = _item_counts(self.kept)
+        self.cost_of = {r["judge"]: r for r in costs.iter_rows(named=True)} if costs is not None and costs.height \
+            else {}
+
+    def rank(self, weights: Mapping[str, float], *,
+             names: Mapping[tuple[str, str, str], str] | None = None) -> Choice:
+        """:func:`choose` of the profile under ``weights`` (CAPInputError for bad weights)."""
+        w = check_weights(weights)
+        level, filtered = self.level, self.filtered
+        if self.basis is None:
+            board = pl.DataFrame(schema=LEADERBOARD_SCHEMA)
+            weighted = [c for c in CONDITION_IDS if w[c] > 0]
+            sentence = ("Every judge was filtered out by the condition minimums; no leaderboard."
+                        if filtered.height else "No judge to rank on this benchmark.")
+            return Choice(board, filtered, w, weighted, [], sentence, level=level)
+        frame, draws = self.basis.draws(w, seed=self.seed)
+        frame = frame.with_columns(pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
+        keys = list(zip(frame["judge"], frame["subset"], frame["source"]))
+        score, p_best = frame["score"].to_list(), frame["p_best"].to_list()
+        scored = [i for i in range(frame.height) if score[i] is not None]
+        scored.sort(key=lambda i: (-score[i], -(p_best[i] or 0.0), i))
+        in_scored = set(scored)
+        order = scored + [i for i in range(frame.height) if i not in in_scored]
+        alpha = 1 - level
+        diffs: dict[int, tuple] = {}
+        leader = scored[0] if scored else None
+        # every pair of scored judges (higher score first), one Holm family: leader comparisons and rank ranges
+        pairs = [(a, b) for x, a in enumerate(scored) for b in scored[x + 1:]]
+        d_pairs = draws[:, [a for a, _ in pairs]] - draws[:, [b for _, b in pairs]]
+        p_pair = bootstrap_p_columns(d_pairs).tolist()
+        adj, rej = holm(p_pair, alpha)
+        above = {i: 0 for i in scored}
+        below = {i: 0 for i in scored}
+        for (a, b), r in zip(pairs, rej):
+            if r:
+                above[b] += 1
+                below[a] += 1
+        if leader is not None:
+            at = [k for k, (a, _) in enumerate(pairs) if a == leader]
+            lows, highs = _diff_intervals(d_pairs[:, at], level)
+            for k, lo, hi in zip(at, lows, highs):
+                b = pairs[k][1]
+                diffs[b] = [score[leader] - score[b], lo, hi, p_pair[k], adj[k], rej[k]]
+        rows = []
+        for rank, i in enumerate(order, start=1):
+            r = frame.row(i, named=True)
+            has = r["score"] is not None
+            d = diffs.get(i)
+            c = self.cost_of.get(r["judge"]) if r["source"] == "computed" else None
+            rows.append({
+                "rank": rank if has else None, "rank_best": 1 + above[i] if has else None,
+                "rank_worst": len(scored) - below[i] if has else None, "judge": r["judge"],
+                "benchmark": r["benchmark"], "subset": r["subset"],
+                "source": r["source"], "published": r["source"] != "computed", "score": r["score"],
+                "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_best": r["p_best"],
+                "n_items": _n_items(self.counts, keys[i], r["conditions_used"]),
+                "conditions_used": r["conditions_used"],
+                "renormalised": r["renormalised"], "method": r["method"],
+                "diff_vs_leader": (0.0 if i == leader else (d[0] if d else None)),
+                "diff_ci_low": d[1] if d else None, "diff_ci_high": d[2] if d else None,
+                "p_value": d[3] if d else None, "p_holm": d[4] if d else None,
+                "separable": d[5] if d else None,
+                "usd_per_1000": c["usd_per_1000"] if c else None, "cost_basis": c["cost_basis"] if c else None,
+                "median_latency_s": c["median_latency_s"] if c else None, "note": r["note"] or "",
+            })
+        board = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
         weighted = [c for c in CONDITION_IDS if w[c] > 0]
-        sentence = ("Every judge was filtered out by the condition minimums; no leaderboard."
-                    if filtered.height else "No judge to rank on this benchmark.")
-        return Choice(board, filtered, w, weighted, [], sentence, level=level)
-    frame, draws = weighted_score_draws(kept, reps, w, seed=seed, level=level)
-    frame = frame.with_columns(pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
-    keys = list(zip(frame["judge"], frame["subset"], frame["source"]))
-    scored = [i for i in range(frame.height) if frame["score"][i] is not None]
-    scored.sort(key=lambda i: (-frame["score"][i], -(frame["p_best"][i] or 0.0), i))
-    order = scored + [i for i in range(frame.height) if i not in set(scored)]
-    alpha = 1 - level
-    diffs: dict[int, tuple] = {}
-    leader = scored[0] if scored else None
-    # every pair of scored judges (higher score first), one Holm family: leader comparisons and rank ranges
-    pairs = [(a, b) for x, a in enumerate(scored) for b in scored[x + 1:]]
-    p_pair = [bootstrap_p(draws[:, a] - draws[:, b]) for a, b in pairs]
-    adj, rej = holm(p_pair, alpha)
-    above = {i: 0 for i in scored}
-    below = {i: 0 for i in scored}
-    for (a, b), r in zip(pairs, rej):
-        if r:
-            above[b] += 1
-            below[a] += 1
-    if leader is not None:
-        for (a, b), p, q, r in zip(pairs, p_pair, adj, rej):
-            if a != leader:
-                continue
-            d = draws[:, leader] - draws[:, b]
-            lo, hi = percentile_interval(d[np.isfinite(d)][:, None], level=level) if np.isfinite(d).any() else (
-                [math.nan], [math.nan])
-            diffs[b] = [frame["score"][leader] - frame["score"][b], float(np.ravel(lo)[0]), float(np.ravel(hi)[0]),
-                        p, q, r]
-    rows = []
-    cost_of = {}
-    if costs is not None and costs.height:
-        cost_of = {r["judge"]: r for r in costs.iter_rows(named=True)}
-    for rank, i in enumerate(order, start=1):
-        r = frame.row(i, named=True)
-        has = r["score"] is not None
-        d = diffs.get(i)
-        c = cost_of.get(r["judge"]) if r["source"] == "computed" else None
-        rows.append({
-            "rank": rank if has else None, "rank_best": 1 + above[i] if has else None,
-            "rank_worst": len(scored) - below[i] if has else None, "judge": r["judge"], "benchmark": r["benchmark"], "subset": r["subset"],
-            "source": r["source"], "published": r["source"] != "computed", "score": r["score"],
-            "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p_best": r["p_best"],
-            "n_items": _n_items(kept, keys[i], r["conditions_used"]), "conditions_used": r["conditions_used"],
-            "renormalised": r["renormalised"], "method": r["method"],
-            "diff_vs_leader": (0.0 if i == leader else (d[0] if d else None)),
-            "diff_ci_low": d[1] if d else None, "diff_ci_high": d[2] if d else None,
-            "p_value": d[3] if d else None, "p_holm": d[4] if d else None,
-            "separable": d[5] if d else None,
-            "usd_per_1000": c["usd_per_1000"] if c else None, "cost_basis": c["cost_basis"] if c else None,
-            "median_latency_s": c["median_latency_s"] if c else None, "note": r["note"] or "",
-        })
-    board = pl.DataFrame(rows, schema=LEADERBOARD_SCHEMA)
-    weighted = [c for c in CONDITION_IDS if w[c] > 0]
-    used = {c for s in frame["conditions_used"].to_list() for c in (s or [])}
-    unmeasured = [c for c in weighted if c not in used]
-    not_sep = [keys[i] for i in scored[1:] if not diffs[i][5]]
-    sizes = _sample_size(draws, frame, scored, level) if len(scored) >= 2 else {}
-    if sizes:
-        sizes["n_items"] = board["n_items"][0] or 0
-        _finish_sizes(sizes)
-    name = (lambda k: names.get(k, _display(*k))) if names else (lambda k: _display(*k))
-    pub = any(board["published"].to_list()[: len(scored)])
-    sentence = _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, pub)
-    return Choice(board, filtered, w, unmeasured, not_sep, sentence, sizes, HOLM, level)
+        used = {c for s in frame["conditions_used"].to_list() for c in (s or [])}
+        unmeasured = [c for c in weighted if c not in used]
+        not_sep = [keys[i] for i in scored[1:] if not diffs[i][5]]
+        sizes = _sample_size(draws, frame, scored, level) if len(scored) >= 2 else {}
+        if sizes:
+            sizes["n_items"] = board["n_items"][0] or 0
+            _finish_sizes(sizes)
+        name = (lambda k: names.get(k, _display(*k))) if names else (lambda k: _display(*k))
+        pub = any(board["published"].to_list()[: len(scored)])
+        sentence = _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, pub)
+        return Choice(board, filtered, w, unmeasured, not_sep, sentence, sizes, HOLM, level)
+
+
+def _diff_intervals(d: np.ndarray, level: float) -> tuple[list[float], list[float]]:
+    """Percentile interval of each column of ``d`` on its finite replicates (NaN for a column without
+    one); columns are independent, so the bounds are those of each column alone."""
+    m = d.shape[1]
+    lows, highs = [math.nan] * m, [math.nan] * m
+    finite = np.isfinite(d)
+    whole = np.flatnonzero(finite.all(axis=0))
+    if whole.size:
+        lo, hi = percentile_interval(d[:, whole], level=level)
+        for k, a, b in zip(whole.tolist(), lo.tolist(), hi.tolist()):
+            lows[k], highs[k] = float(a), float(b)
+    for k in np.flatnonzero(~finite.all(axis=0)).tolist():
+        if finite[:, k].any():
+            lo, hi = percentile_interval(d[finite[:, k], k][:, None], level=level)
+            lows[k], highs[k] = float(np.ravel(lo)[0]), float(np.ravel(hi)[0])
+    return lows, highs
 
 
 def _sample_size(draws, frame, scored, level) -> dict:

@@ -22,6 +22,7 @@ same items the two coincide. :class:`ItemCoverage` says how many items each judg
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -29,10 +30,11 @@ import numpy as np
 import polars as pl
 
 from cap_core.choice.filters import Filter
-from cap_core.choice.leaderboard import Choice, choose
+from cap_core.choice.leaderboard import Choice, Ranking
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.conditions import ProfileResult, compute_profile
+from cap_core.profile.weights import check_weights
 from cap_core.schema import PROFILE_SCHEMA
 from cap_core.verdicts import check_failures, shared_items
 
@@ -206,6 +208,35 @@ class ChoiceInputs:
     costs: pl.DataFrame | None
     settings: ChoiceSettings
     notices: tuple[str, ...] = ()
+    _kept: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
+
+    def ranking(self, filters: tuple[Filter, ...] = ()) -> Ranking:
+        """The weight-independent part of the leaderboard under ``filters``
+        (:class:`cap_core.choice.leaderboard.Ranking`), built on first use and kept (a few filter
+        sets): a weight change then only weighs."""
+        key = ("ranking", tuple(filters))
+        with self._lock:  # shared by the dashboard's sessions
+            if key not in self._kept:
+                if len(self._kept) > 8:
+                    self._kept.pop(next(k for k in self._kept if k[0] == "ranking"))
+                s = self.settings
+                self._kept[key] = Ranking(self.rows, self.replicates, filters=tuple(filters), costs=self.costs,
+                                          level=s.level, seed=s.seed)
+            return self._kept[key]
+
+    @property
+    def profile_table(self) -> pl.DataFrame:
+        """:func:`cap_core.choice.exports.profile_export` of the rows with the settings (built once)."""
+        with self._lock:
+            if "profile_table" not in self._kept:
+                from cap_core.choice.exports import profile_export
+
+                s = self.settings
+                self._kept["profile_table"] = profile_export(self.rows, level=s.level, resamples=s.n_resamples,
+                                                             seed=s.seed, fingerprint=s.fingerprint,
+                                                             failures=s.failures, items=s.items)
+            return self._kept["profile_table"]
 
 
 @dataclass(frozen=True)
@@ -290,17 +321,15 @@ def rank_judges(inputs: ChoiceInputs, weights: Mapping[str, float], *, filters: 
     CAPInputError
         Bad weights (:func:`cap_core.profile.weights.check_weights`).
     """
-    from cap_core.choice.exports import profile_export, scores_export
+    from cap_core.choice.exports import scores_export
 
     s = inputs.settings
-    ch = choose(inputs.rows, inputs.replicates, weights, filters=filters, costs=inputs.costs, level=s.level,
-                seed=s.seed, names=names)
+    check_weights(weights)
+    ch = inputs.ranking(tuple(filters)).rank(weights, names=names)  # choose(), its fixed part kept on inputs
     scores = scores_export(ch.leaderboard, ch.weights, filters=tuple(filters), correction=ch.correction,
                            level=s.level, resamples=s.n_resamples, seed=s.seed, fingerprint=s.fingerprint,
                            failures=s.failures, items=s.items)
-    table = profile_export(inputs.rows, level=s.level, resamples=s.n_resamples, seed=s.seed,
-                           fingerprint=s.fingerprint, failures=s.failures, items=s.items)
-    return ChoiceResult(inputs, ch, scores, table)
+    return ChoiceResult(inputs, ch, scores, inputs.profile_table)
 
 
 def run_choice(ds: Dataset | None, benchmark: str, weights: Mapping[str, float], *,

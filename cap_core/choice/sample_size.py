@@ -21,12 +21,19 @@ the Holm correction of :mod:`cap_core.choice.leaderboard` needs somewhat more.
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 
 from cap_core.errors import CAPInputError
 
 __all__ = ["per_item_variance", "items_to_separate", "items_for_parity", "more_items"]
+
+
+def _z(p: float) -> float:
+    """The standard normal quantile (``scipy.stats.norm.ppf``, to 1e-15): the standard library's, so
+    the first leaderboard of a dashboard does not load scipy for it."""
+    return NormalDist().inv_cdf(p)
 
 
 def _check(sigma2: float, level: float, power: float) -> None:
@@ -61,10 +68,7 @@ def items_to_separate(sigma2: float, effect: float, level: float = 0.95, power: 
     _check(sigma2, level, power)
     if effect == 0 or not math.isfinite(effect):
         return math.inf
-    # the normal quantile: scipy.stats.norm.ppf is ndtri; scipy.special loads without scipy.stats
-    from scipy.special import ndtri
-
-    z = ndtri(1 - (1 - level) / 2) + ndtri(power)
+    z = _z(1 - (1 - level) / 2) + _z(power)
     return float(z * z * sigma2 / (effect * effect))
 
 
@@ -85,10 +89,8 @@ def items_for_parity(sigma2: float, margin: float, level: float = 0.95, power: f
     gap = margin - abs(true_diff)
     if not gap > 0:
         return math.inf
-    from scipy.special import ndtri  # the normal quantile, as above
-
-    zb = ndtri(1 - (1 - power) / 2) if true_diff == 0 else ndtri(power)
-    z = ndtri(level) + zb
+    zb = _z(1 - (1 - power) / 2) if true_diff == 0 else _z(power)
+    z = _z(level) + zb
     return float(z * z * sigma2 / (gap * gap))
 
 

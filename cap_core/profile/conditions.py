@@ -63,11 +63,12 @@ import polars as pl
 
 from cap_core import verdicts
 from cap_core.bootstrap import (
+    base_index,
     check_bootstrap_args,
 )
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.profile.coverage import CellPlan, describe_plan, plan_benchmark
+from cap_core.profile.coverage import CellPlan, describe_plan, judgment_facts, plan_benchmark
 from cap_core.profile.engine import (
     CELL,
     DIFF,
@@ -75,6 +76,7 @@ from cap_core.profile.engine import (
     NONE,
     PROD,
     BenchStats,
+    BootstrapAhead,
     cached_stats,
     replicate_benchmarks,
 )
@@ -197,6 +199,12 @@ def _pair_specs(s, cond, partial_gold: bool = False):
 
 
 def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...], n: int) -> str:
+    stem = _operator_stem(plan, cond, metric, s, orders)
+    return stem if plan is not None and plan.kind == "none" else f"{stem} (n={n})"
+
+
+def _operator_stem(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tuple[str, ...]) -> str:
+    """:func:`_operator` without its ``(n=...)`` (the same for every judge of a benchmark)."""
     if plan is None:
         over = "over A/B and B/A" if len(orders) == 2 else f"on the {orders[0]} order only"
         base = f"position-averaged accuracy {over} on all items"
@@ -208,7 +216,7 @@ def _operator(plan: CellPlan | None, cond: str, metric: str, s: str, orders: tup
         base += f", {s} subset"
     if metric != PRIMARY_METRIC[cond] or (plan is not None and plan.kind == "subset_gap" and metric != "pa"):
         base = f"{_OPS[metric]}; {base}"
-    return f"{base} (n={n})"
+    return base
 
 
 def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
@@ -220,6 +228,7 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
     type_of = {k: t for t, k in enumerate(types)}
     rows, kinds, k0, k1, macro = [], [], [], [], []
     specs = _row_specs(plans, subsets, ctx.partial_gold)
+    stems: dict = {}  # operator text per (condition, metric, subset), the same for every judge
     for j, judge in enumerate(judges):
         for s, cond, metric, kind, keys in specs:
             ks = [type_of[k] * len(judges) + j for k in keys]
@@ -241,7 +250,10 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
                 # nothing to score: the items lack gold (a preference-only source), else not measurable here
                 status = NEEDS_GOLD if (nogold > 0 and n == 0) else "unavailable"
                 code = NONE
-            operator = _operator(plan, cond, metric, s, orders, int(round(n)))
+            key = (cond, metric, s)
+            if key not in stems:
+                stems[key] = _operator_stem(plan, cond, metric, s, orders)
+            operator = stems[key] if plan is not None and plan.kind == "none" else f"{stems[key]} (n={int(round(n))})"
             if cond == "overall" and s == "all" and len(subsets) > 1:
                 n_named = len([t for t in subsets[1:] if t != MISSING_SUBSET])
                 missing = (f"; the {MISSING_SUBSET} subset is shown beside it, not averaged in"
@@ -261,14 +273,17 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
                 "status": status, "operator": operator,
                 "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
             })
-    return BenchStats(bench, ctx.n_base, np.asarray(ctx.strata), num, den, np.asarray(den_col, dtype=np.int64),
+    strata = np.empty(ctx.n_base, dtype=np.asarray(ctx.strata).dtype)
+    strata[ctx.position] = ctx.strata  # the rows' strata: sorted (the sums are in stratum order)
+    return BenchStats(bench, ctx.n_base, strata, num, den, np.asarray(den_col, dtype=np.int64),
                       tuple(rows), np.asarray(kinds, dtype=np.int8), np.asarray(k0, dtype=np.int64),
                       np.asarray(k1, dtype=np.int64), macro=tuple(macro), notices=tuple(ctx.notices))
 
 
 def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
                      facts: pl.DataFrame, bench_names: list[str], run_parts,
-                     failures: str = "count") -> tuple[BenchStats, ...]:
+                     failures: str = "count", *, one_at_a_time: bool = False,
+                     on_stats=None) -> tuple[BenchStats, ...]:
     """Sufficient statistics of every benchmark, with the per-base sums computed by ``run_parts``.
 
     Parameters
@@ -285,22 +300,46 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
         [PartCells, ...]}`` (the engine's work: every base item in exactly one part).
     failures : {"count", "exclude"}
         The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
+    one_at_a_time : bool
+        Call ``run_parts`` with one benchmark at a time and finish each before the next
+        (the memory engine: a benchmark's statistics are ready before the next is built).
+    on_stats : callable, optional
+        ``on_stats(BenchStats)`` as each benchmark's statistics are ready (e.g. to start its
+        bootstrap at once).
     """
     items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
     items_by = items.partition_by("benchmark", as_dict=True)
     decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
-    contexts = {}
-    for bench in benches:
-        f = facts.filter(pl.col("b") == bench_names.index(bench)) if bench in bench_names else facts.clear()
-        if f.height == 0:
-            continue
-        # plan_benchmark reads this benchmark's judgments lazily: no per-benchmark copy of the verdicts
+    per_bench = judgment_facts(ds_small.judgments)  # orders and evaluated rationales, every benchmark at once
+    by_b = facts.partition_by("b", as_dict=True)
+
+    def context(bench: str) -> BenchContext | None:
+        f = by_b.get((bench_names.index(bench),)) if bench in bench_names else None
+        if f is None or f.height == 0:
+            return None
         sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
         orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
-        contexts[bench] = bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
-                                        judge_list, plan_benchmark(sub, bench), by_subset, failures)
+        base = base_index(items_by[(bench,)]["base_item_id"])  # once, for the plan and the context
+        plans = plan_benchmark(sub, bench, per_bench.get(bench, {"orders": [], "n8": 0}), base=base)
+        return bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
+                             judge_list, plans, by_subset, failures, base=base)
+
+    def finish(ctx: BenchContext, parts: list) -> BenchStats:
+        st = _bench_rows(ctx, merge_cells(ctx, parts))
+        if on_stats is not None:
+            on_stats(st)
+        return st
+
+    if one_at_a_time:
+        out = []
+        for bench in benches:
+            ctx = context(bench)
+            if ctx is not None:
+                out.append(finish(ctx, run_parts({bench: ctx})[bench]))
+        return tuple(out)
+    contexts = {bench: ctx for bench in benches if (ctx := context(bench)) is not None}
     parts = run_parts(contexts)
-    return tuple(_bench_rows(ctx, merge_cells(ctx, parts[bench])) for bench, ctx in contexts.items())
+    return tuple(finish(ctx, parts[bench]) for bench, ctx in contexts.items())
 
 
 def distinct_bgo(coded: pl.DataFrame, n_judges: int) -> pl.DataFrame:
@@ -314,8 +353,11 @@ def distinct_bgo(coded: pl.DataFrame, n_judges: int) -> pl.DataFrame:
 
 
 def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
-                  failures: str = "count") -> tuple[BenchStats, ...]:
-    """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint."""
+                  failures: str = "count", on_stats=None) -> tuple[BenchStats, ...]:
+    """Sufficient statistics of the profile of ``ds`` (validated names), kept per dataset fingerprint.
+
+    ``on_stats(BenchStats)`` is called as each benchmark's statistics are built (not when they
+    come from the cache)."""
     def build():
         key, names = item_key(ds.items)
         coded = code_judgments(ds.judgments, key, judge_list).collect()
@@ -328,7 +370,8 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
         def run_parts(contexts):  # in memory: each benchmark is one part
             return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
                     for bench, ctx in contexts.items()}
-        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts, failures)
+        return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts, failures,
+                                one_at_a_time=True, on_stats=on_stats)
 
     # keyed by the data, the selection and the verdict rules in force (a patched rule is a different key)
     key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), failures,
@@ -336,24 +379,35 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
     return cached_stats(key, build)
 
 
-def profile_from_stats(stats, n_resamples: int, seed: int, level: float) -> ProfileResult:
-    """The :class:`ProfileResult` of sufficient statistics (bootstrap of :func:`compute_profile`)."""
-    blocks = replicate_benchmarks(stats, int(n_resamples), int(seed), float(level))
-    rows = [dict(r) for st in stats for r in st.rows]
+def profile_from_stats(stats, n_resamples: int, seed: int, level: float, blocks: list | None = None) -> ProfileResult:
+    """The :class:`ProfileResult` of sufficient statistics (bootstrap of :func:`compute_profile`).
+
+    ``blocks``: the benchmarks' replicates and bounds when already computed
+    (:func:`cap_core.profile.engine.replicate_benchmarks`' output for ``stats``)."""
+    if blocks is None:
+        blocks = replicate_benchmarks(stats, int(n_resamples), int(seed), float(level))
+    rows = [r for st in stats for r in st.rows]
     reps = np.column_stack([b[0] for b in blocks]) if blocks else np.zeros((n_resamples, 0))
     low = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0)
     high = np.concatenate([b[2] for b in blocks]) if blocks else np.zeros(0)
-    for i, row in enumerate(rows):
-        v = row["value"]
-        lo, hi = (low[i], high[i]) if reps.shape[1] else (np.nan, np.nan)
-        if v is None:
-            row["ci_low"] = row["ci_high"] = None
-        elif np.isnan(lo) or row["n_items"] == 1:
-            row["ci_low"] = row["ci_high"] = v
-        else:
-            row["ci_low"], row["ci_high"] = float(lo), float(hi)
-        row["source"] = "computed"
-    profile = pl.DataFrame(rows, schema=PROFILE_SCHEMA) if rows else pl.DataFrame(schema=PROFILE_SCHEMA)
+    if not rows:
+        return ProfileResult(profile=pl.DataFrame(schema=PROFILE_SCHEMA), replicates=reps,
+                             n_resamples=int(n_resamples), seed=int(seed), level=float(level), notices=())
+    # built column by column: a value without replicates (or a one-unit cell) is its own interval
+    value = np.array([np.nan if r["value"] is None else r["value"] for r in rows], dtype=np.float64)
+    single = np.array([r["n_items"] == 1 for r in rows], dtype=bool)
+    if not reps.shape[1]:
+        low = high = np.full(len(rows), np.nan)
+    own = np.isnan(low) | single | np.isnan(value)
+    ci_low = np.where(own, value, low)  # NaN (null) where there is no value
+    ci_high = np.where(own, value, high)
+    cols = {c: [r[c] for r in rows] for c in PROFILE_SCHEMA if c not in ("ci_low", "ci_high", "source")}
+    profile = pl.DataFrame({
+        **{c: pl.Series(c, v, dtype=PROFILE_SCHEMA[c]) for c, v in cols.items()},
+        "ci_low": pl.Series("ci_low", ci_low, dtype=pl.Float64, nan_to_null=True),
+        "ci_high": pl.Series("ci_high", ci_high, dtype=pl.Float64, nan_to_null=True),
+        "source": pl.Series("source", ["computed"] * len(rows), dtype=PROFILE_SCHEMA["source"]),
+    }).select(list(PROFILE_SCHEMA))
     return ProfileResult(profile=profile, replicates=reps, n_resamples=int(n_resamples), seed=int(seed),
                          level=float(level), notices=tuple(n for st in stats for n in st.notices))
 
@@ -420,5 +474,8 @@ def compute_profile(
     """
     benches, judge_list = _compute_profile_iv(ds, n_resamples, seed, level, benchmarks, judges)
     failures = verdicts.check_failures(failures)
-    return profile_from_stats(profile_stats(ds, benches, judge_list, bool(by_subset), failures), n_resamples, seed,
-                              level)
+    # statistics to build (new data): each benchmark's bootstrap starts on a worker thread as soon as its
+    # statistics exist, while the next benchmark is built (the same replicates as one after the other)
+    with BootstrapAhead(int(n_resamples), int(seed), float(level)) as ahead:
+        stats = profile_stats(ds, benches, judge_list, bool(by_subset), failures, on_stats=ahead.submit)
+        return profile_from_stats(stats, n_resamples, seed, level, ahead.blocks(stats))

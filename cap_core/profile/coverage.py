@@ -69,7 +69,11 @@ def reference_variant(items_b: pl.DataFrame) -> str | None:
 
     Returns ``None`` when the benchmark has a single variant (all items are used).
     """
-    variants = set(items_b.get_column("variant").unique().to_list())
+    return _reference(set(items_b.get_column("variant").unique().to_list()))
+
+
+def _reference(variants: set) -> str | None:
+    """:func:`reference_variant` from the set of a benchmark's variants."""
     if len(variants) <= 1:
         return None
     for v in ("plain", "original"):
@@ -82,23 +86,44 @@ def _none(cond: str) -> CellPlan:
     return CellPlan(cond, "unavailable", "none")
 
 
-def plan_benchmark(ds: Dataset, benchmark: str) -> dict[str, CellPlan]:
+def judgment_facts(judgments) -> dict[str, dict]:
+    """What :func:`plan_benchmark` reads of the judgments, for every benchmark in one pass.
+
+    ``judgments``: a judgments frame (or LazyFrame) with ``benchmark``, ``item_id``,
+    ``order`` and ``rationale_supported``. Returns ``{benchmark: {"orders": [...], "n8":
+    int}}``: the orders judged there and the number of items with an evaluated
+    rationale (any judge).
+    """
+    lf = judgments.lazy() if isinstance(judgments, pl.DataFrame) else judgments
+    got = lf.group_by("benchmark").agg(
+        pl.col("order").unique().alias("orders"),
+        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
+    ).collect()
+    return {r["benchmark"]: {"orders": r["orders"], "n8": r["n8"]} for r in got.iter_rows(named=True)}
+
+
+def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
+                   base: tuple | None = None) -> dict[str, CellPlan]:
     """Resolve the measurement plan of C1..C8 on one benchmark (rules in the module doc).
+
+    ``facts``: this benchmark's entry of :func:`judgment_facts` when the caller has them
+    (read from ``ds.judgments`` otherwise). ``base``: when ``ds.items`` holds this benchmark's
+    items only (in that order), their base-item codes and count
+    (:func:`cap_core.bootstrap.base_index`), which the caller has already computed.
 
     Returns
     -------
     dict
         Condition id -> :class:`CellPlan`, for all eight conditions.
     """
-    items_b = ds.items.filter(pl.col("benchmark") == benchmark)
+    items_b = ds.items if base is not None else ds.items.filter(pl.col("benchmark") == benchmark)
     decl = {r["condition"]: r for r in ds.declarations.filter(pl.col("benchmark") == benchmark).iter_rows(named=True)}
-    facts = ds.judgments.lazy().filter(pl.col("benchmark") == benchmark).select(
-        pl.col("order").unique().implode().alias("orders"),
-        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
-    ).collect().row(0, named=True)
+    if facts is None:
+        facts = judgment_facts(ds.judgments.lazy().filter(pl.col("benchmark") == benchmark)).get(
+            benchmark, {"orders": [], "n8": 0})
     variants = set(items_b.get_column("variant").unique().to_list())
     orders = set(facts["orders"])
-    ref = reference_variant(items_b)
+    ref = _reference(variants)
     pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
     counts: dict[str, pl.Expr] = {}  # every item count needed, evaluated in one select
     per_base: dict[str, pl.Expr] = {}  # per-base presence flags for paired conditions
@@ -121,14 +146,25 @@ def plan_benchmark(ds: Dataset, benchmark: str) -> dict[str, CellPlan]:
         else:
             values = dvals if (sel == "variant" and dvals) else _PAIRED_DEFAULT[cond]
             reference = dref or tuple(v for v in ("plain", "original") if v in variants)[:1]
-            if reference:
-                per_base[cond] = (pl.col("variant").is_in(list(reference)).any()
-                                  & pl.col("variant").is_in(list(values)).any()).alias(cond)
+            if reference:  # (reference, treated) item masks: base items with both are counted below
+                per_base[cond] = (pl.col("variant").is_in(list(reference)), pl.col("variant").is_in(list(values)))
             specs[cond] = ("paired", values, reference)
-    got = items_b.select(**counts).row(0, named=True) if counts else {}
-    if per_base:
-        got.update(items_b.group_by("base_item_id").agg(*per_base.values()).select(pl.all().exclude("base_item_id").sum())
-                   .row(0, named=True))
+    if base is not None and per_base:  # base items holding both presentations, counted on integer codes
+        sides = {f"_{c}_{k}": e.fill_null(False) for c, pair in per_base.items() for k, e in zip("rv", pair)}
+        frame = items_b.select(**counts, **sides)  # the counts broadcast beside the per-item masks
+        got = {k: frame.get_column(k)[0] for k in counts} if frame.height else {k: 0 for k in counts}
+        import numpy as np  # here only: the judging commands read coverage plans without loading numpy
+
+        codes, n_base = base
+        for c in per_base:
+            have = [np.bincount(codes[frame.get_column(f"_{c}_{k}").to_numpy()], minlength=n_base) > 0 for k in "rv"]
+            got[c] = int((have[0] & have[1]).sum())
+    else:
+        got = items_b.select(**counts).row(0, named=True) if counts else {}
+        if per_base:
+            both = {c: (r.any() & v.any()).alias(c) for c, (r, v) in per_base.items()}
+            got.update(items_b.group_by("base_item_id").agg(*both.values())
+                       .select(pl.all().exclude("base_item_id").sum()).row(0, named=True))
     plans: dict[str, CellPlan] = {}
     for cond in CONDITION_IDS:
         d = decl.get(cond)

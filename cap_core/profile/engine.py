@@ -33,7 +33,8 @@ from cap_core.bootstrap import (
 )
 from cap_core.config import worker_threads
 
-__all__ = ["BenchStats", "bench_replicates", "replicate_benchmarks", "cached_stats", "clear_stats_cache", "NONE", "CELL", "DIFF", "PROD", "MACRO"]
+__all__ = ["BenchStats", "bench_replicates", "bench_block", "BootstrapAhead", "replicate_benchmarks", "cached_stats",
+           "clear_stats_cache", "NONE", "CELL", "DIFF", "PROD", "MACRO"]
 
 #: How a profile row combines cell replicates (``k0``, ``k1`` are cell columns).
 NONE, CELL, DIFF, PROD, MACRO = 0, 1, 2, 3, 4
@@ -48,9 +49,11 @@ class BenchStats:
     benchmark : str
         Benchmark name (its bootstrap seed is ``benchmark_seed(seed, benchmark)``).
     n_base : int
-        Number of base items (bootstrap units), sorted by ``base_item_id``.
+        Number of base items (bootstrap units).
     strata : numpy.ndarray
-        ``(n_base,)`` stratum label of every base item.
+        ``(n_base,)`` stratum label of every row, sorted: the rows are the base items in
+        stratum order (by ``base_item_id`` within a stratum), the order the bootstrap draws
+        them in, so the sums are used as they are (never permuted or copied again).
     num : numpy.ndarray
         ``(n_base, K)`` per-base numerator sums of the ``K`` cells (float64; float32 for
         large statistics whose values are exact there: sums of halves below ``2**22``).
@@ -150,9 +153,7 @@ def replicate_benchmarks(stats, n_resamples: int, seed: int, level: float,
         ``level`` percentile interval (:func:`cap_core.bootstrap.percentile_interval`).
     """
     def one(st):
-        reps = bench_replicates(st, n_resamples, benchmark_seed(seed, st.benchmark))
-        low, high = percentile_interval(reps, level=level, axis=0)
-        return reps, low, high
+        return bench_block(st, n_resamples, seed, level)
 
     stats = list(stats)
     n_threads = min(len(stats), worker_threads() if threads is None else max(1, int(threads)))
@@ -163,6 +164,59 @@ def replicate_benchmarks(stats, n_resamples: int, seed: int, level: float,
         with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="cap-bootstrap") as pool:
             done = dict(zip(order, pool.map(one, [stats[i] for i in order])))
         return [done[i] for i in range(len(stats))]
+
+
+def bench_block(st: BenchStats, n_resamples: int, seed: int, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One benchmark's ``(replicates, low, high)`` of :func:`replicate_benchmarks` (``seed``: the user's)."""
+    reps = bench_replicates(st, n_resamples, benchmark_seed(seed, st.benchmark))
+    low, high = percentile_interval(reps, level=level, axis=0)
+    return reps, low, high
+
+
+class BootstrapAhead:
+    """Bootstrap benchmarks on worker threads as their statistics are built (the cold path).
+
+    ``submit(BenchStats)`` (an ``on_stats`` callback of the statistics builders) starts that
+    benchmark's :func:`bench_block` on a pool of :func:`cap_core.config.worker_threads`
+    threads while the caller builds the next benchmark; :meth:`blocks` then gives every
+    benchmark's block in the order of ``stats``, or None when nothing was submitted (the
+    statistics came from the cache: :func:`replicate_benchmarks` does the work). Each
+    benchmark draws from its own generator, so the blocks are those of
+    :func:`replicate_benchmarks`, bit for bit. Use as a context manager (the pool is shut down).
+    """
+
+    def __init__(self, n_resamples: int, seed: int, level: float, threads: int | None = None):
+        self.args = (int(n_resamples), int(seed), float(level))
+        self.threads = worker_threads() if threads is None else max(1, int(threads))
+        self._pool: ThreadPoolExecutor | None = None
+        self._futures: dict = {}
+
+    def __enter__(self) -> "BootstrapAhead":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _run(self, st: BenchStats):
+        with _one_blas_thread():
+            return bench_block(st, *self.args)
+
+    def submit(self, st: BenchStats) -> None:
+        if self.threads < 2:  # one thread: nothing to overlap
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="cap-bootstrap")
+        self._futures[id(st)] = (st, self._pool.submit(self._run, st))
+
+    def blocks(self, stats) -> list | None:
+        if not self._futures:
+            return None
+        out = []
+        for st in stats:
+            got = self._futures.get(id(st))
+            out.append(got[1].result() if got is not None and got[0] is st else self._run(st))
+        return out
 
 
 #: Statistics kept in memory (least recently used dropped first).

@@ -27,7 +27,7 @@ import polars as pl
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 
-__all__ = ["dask_stats", "connect"]
+__all__ = ["dask_stats", "connect", "check_workers"]
 
 
 def connect(scheduler: str | None = None, n_workers: int = 2):
@@ -54,6 +54,56 @@ def connect(scheduler: str | None = None, n_workers: int = 2):
                                 ) from None
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, dashboard_address=None)
     return Client(cluster)
+
+
+#: Evaluated on every worker (``eval`` travels by name, so a worker without CAP Studio can still answer):
+#: None when ``cap_core`` cannot be imported there, else the installed ``cap-studio`` version ('' when the
+#: code is on the worker's path without being installed, e.g. a checkout).
+_PROBE = ("(lambda u, m: None if u.find_spec('cap_core') is None else next((d.version for d in m.distributions() "
+          "if (d.metadata['Name'] or '').lower() == 'cap-studio'), ''))"
+          "(__import__('importlib.util').util, __import__('importlib.metadata').metadata)")
+
+
+def check_workers(client, wait_s: float = 30.0) -> None:
+    """Refuse, in one line, a cluster whose workers cannot run the engine's tasks.
+
+    The tasks are functions of :mod:`cap_core`, sent by reference: a worker must import the
+    same CAP Studio as this process (``pip install cap-studio`` in the workers' environment,
+    then start them). Without the check a worker that lacks it fails deep inside Dask with a
+    deserialization traceback.
+
+    Raises
+    ------
+    CAPInputError
+        No worker joined the scheduler within ``wait_s`` seconds; a worker cannot import
+        ``cap_core`` (the scheduler too: it unpacks the task graph); a worker has another version
+        of CAP Studio installed than this process.
+    """
+    from importlib import metadata
+
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "the scheduler"
+    try:
+        client.wait_for_workers(1, timeout=wait_s)
+    except (TimeoutError, OSError):
+        raise CAPInputError("no Dask worker joined the scheduler", argument="scheduler", got=address,
+                            expected=f"at least one worker within {wait_s:g} s",
+                            fix=f"start workers with `dask worker {address}` in an environment where CAP "
+                                "Studio is installed") from None
+    try:
+        mine = metadata.version("cap-studio")
+    except metadata.PackageNotFoundError:  # running from a checkout: the workers' version cannot be compared
+        mine = ""
+    found = {f"the scheduler {address}": client.run_on_scheduler(eval, _PROBE), **client.run(eval, _PROBE)}
+    for worker, theirs in found.items():  # the scheduler unpacks the task graph too: it needs the package
+        if theirs is None:
+            raise CAPInputError("a Dask worker cannot import cap_core", argument="scheduler", got=worker,
+                                expected="CAP Studio installed in the scheduler's and every worker's environment",
+                                fix=f"run `pip install cap-studio{'==' + mine if mine else ''}` (or this checkout) "
+                                    "where the scheduler and the workers run, then restart them")
+        if mine and theirs and theirs != mine:
+            raise CAPInputError("a Dask worker runs another version of CAP Studio", argument="scheduler",
+                                got=f"{worker}: {theirs}", expected=f"{mine}, as here",
+                                fix=f"install cap-studio=={mine} where the workers run, then restart them")
 
 
 def _code_partition(pdf, items: pl.DataFrame, key: pl.DataFrame, judges: list[str], file: str):
@@ -141,6 +191,7 @@ def dask_stats(root: str | Path, *, benchmarks: list[str] | None = None, judges:
     own = client is None
     client = connect(scheduler) if own else client
     try:
+        check_workers(client)
         n_workers = max(1, len(client.scheduler_info().get("workers", {})))
         n_buckets = int(n_buckets or 2 * n_workers)
         ddf = dd.read_parquet([str(f) for f in files])

@@ -11,7 +11,7 @@ groups of base items and each group becomes its rows of the per-base sums by the
 code as the in-memory path (:func:`cap_core.profile.units.partition_cells`), so the
 profile is the same, bit for bit, at the same seed.
 
-Memory: the items table, about 14 bytes per verdict of codes, the dense arrays of one
+Memory: the items table, about 13 bytes per verdict of codes, the dense arrays of one
 bucket and the statistics (``n_base x cells`` float32 when exact). Measured figures:
 ``bench/bench_scale.py``.
 """
@@ -76,8 +76,8 @@ def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judg
     """Validate and code every judgment, ``slice_rows`` at a time per file, kept by bucket of base items.
 
     Returns ``(coded, proxy)``: ``{bucket: codes}`` (the columns of
-    :func:`cap_core.profile.units.code_judgments`, with ``b``, ``bucket``, ``g`` and
-    ``idx`` narrowed to Int32: 17 bytes per verdict) and a small judgments frame with the
+    :func:`cap_core.profile.units.code_judgments` but ``bucket``, with ``b`` and ``g``
+    narrowed to Int16 and ``idx`` to Int32: 13 bytes per verdict) and a small judgments frame with the
     facts :func:`cap_core.profile.coverage.plan_benchmark` reads (orders per benchmark
     and the items with an evaluated rationale). Each slice's codes go straight to their
     buckets, so no copy of all the codes is ever made.
@@ -87,31 +87,69 @@ def stream_coded(files: list[Path], items: pl.DataFrame, key: pl.DataFrame, judg
     CAPInputError
         A slice fails validation (file and row within it).
     """
+    import numpy as np
+
     from cap_core.profile.units import code_judgments
 
     pieces: dict[int, list[pl.DataFrame]] = {}
-    facts = []
-    narrow = [pl.col(c).cast(pl.Int32) for c in ("b", "bucket", "g", "idx")]
+    # the facts plan_benchmark reads, gathered as integers: (benchmark, order) and (benchmark, order,
+    # rationale_supported) combinations seen, and the items with an evaluated rationale (any judge)
+    b_of = key.get_column("b").to_numpy().astype(np.int64)
+    n_b = int(b_of.max(initial=-1)) + 1
+    combos = np.zeros(n_b * 2 * 3, dtype=np.int64)  # (b, o, rs in {null, 0, 1})
+    evaluated = np.zeros(key.height, dtype=bool)
+    # 13 bytes a verdict kept: benchmark and judge codes in 16 bits, the item's row in 32 (the bucket is the
+    # dict key, not a column)
+    small = pl.Int16 if max(n_b, len(judges)) < 2**15 else pl.Int32
+    narrow = [pl.col("b").cast(small), pl.col("g").cast(small), pl.col("idx").cast(pl.Int32)]
     for f in files:
         scan = pl.scan_parquet(f)
         n = scan.select(pl.len()).collect().item()
         for start in range(0, n, slice_rows):
             part = scan.slice(start, slice_rows).collect()
-            part = validate_judgments(part, items, file=f"{f} (rows {start + 1}-{start + part.height})")
-            codes = code_judgments(part, key, judges).with_columns(narrow).collect()
-            for (k,), piece in codes.partition_by("bucket", as_dict=True).items():
+            part, pos = validate_judgments(part, items, file=f"{f} (rows {start + 1}-{start + part.height})",
+                                           positions=True)
+            codes = code_judgments(part, key, judges, positions=pos).with_columns(narrow).collect()
+            for (k,), piece in codes.partition_by("bucket", as_dict=True, include_key=False).items():
                 pieces.setdefault(int(k), []).append(piece)
             del codes
-            facts.append(part.lazy().select("benchmark", "order", "rationale_supported").filter(
-                pl.col("rationale_supported").is_not_null()).unique().collect())
-            facts.append(part.select("benchmark", "order").unique().with_columns(
-                pl.lit(None, dtype=pl.Int8).alias("rationale_supported")))
-            facts.append(part.filter(pl.col("rationale_supported").is_not_null()).select(
-                "benchmark", "item_id").unique().with_columns(pl.lit("AB").alias("order"),
-                                                              pl.lit(1, dtype=pl.Int8).alias("rationale_supported")))
-            del part
+            p = pos.to_numpy()
+            o = (part.get_column("order") == "BA").to_numpy().astype(np.int64)
+            rs = part.get_column("rationale_supported")
+            has = rs.is_not_null().to_numpy()
+            r = np.where(has, rs.fill_null(0).cast(pl.Int64).to_numpy() + 1, 0)  # 0 null, 1 for 0, 2 for 1
+            combos += np.bincount((b_of[p] * 2 + o) * 3 + r, minlength=combos.size)
+            evaluated[p[has]] = True
+            del part, pos, p, o, rs, has, r
     coded = {k: pl.concat(v, how="vertical", rechunk=False) for k, v in sorted(pieces.items())}
-    return coded, _proxy(facts)
+    return coded, _proxy(_facts(key, combos, evaluated))
+
+
+def _facts(key: pl.DataFrame, combos, evaluated) -> list[pl.DataFrame]:
+    """The rows :func:`_proxy` stacks, from the integer facts of :func:`stream_coded`: every (benchmark,
+    order) seen (rationale null), every (benchmark, order, rationale) with a rationale, and each item
+    with an evaluated rationale (order AB, rationale 1)."""
+    import numpy as np
+
+    names = key.select("b", "benchmark").unique().sort("b")
+    name = dict(zip(names.get_column("b").to_list(), names.get_column("benchmark").to_list()))
+    seen = np.flatnonzero(combos)
+    b, o, r = seen // 6, (seen // 3) % 2, seen % 3
+    orders = ["AB", "BA"]
+    pairs = sorted({(name[int(x)], orders[int(y)]) for x, y in zip(b, o)})
+    with_rs = [(name[int(x)], orders[int(y)], int(z) - 1) for x, y, z in zip(b, o, r) if z]
+    rs_t = pl.Int8
+    out = [
+        pl.DataFrame({"benchmark": [p[0] for p in with_rs], "order": [p[1] for p in with_rs],
+                      "rationale_supported": [p[2] for p in with_rs]},
+                     schema={"benchmark": pl.String, "order": pl.String, "rationale_supported": rs_t}),
+        pl.DataFrame({"benchmark": [p[0] for p in pairs], "order": [p[1] for p in pairs]},
+                     schema={"benchmark": pl.String, "order": pl.String}).with_columns(
+            pl.lit(None, dtype=rs_t).alias("rationale_supported")),
+        key.filter(pl.Series(evaluated)).select("benchmark", "item_id", pl.lit("AB").alias("order"),
+                                                pl.lit(1, dtype=rs_t).alias("rationale_supported")),
+    ]
+    return out
 
 
 def check_unique_codes(codes: pl.DataFrame, n_items: dict[int, int], n_judges: int, files: list[Path]) -> None:
@@ -123,12 +161,22 @@ def check_unique_codes(codes: pl.DataFrame, n_items: dict[int, int], n_judges: i
     CAPInputError
         A key appears twice.
     """
+    import numpy as np
+
     from cap_core.schema import _has_repeats
 
     for (b,), one in codes.partition_by("b", as_dict=True).items():
-        key = ((one.get_column("idx").cast(pl.Int64) * n_judges + one.get_column("g")) * 2
-               + one.get_column("o")).to_numpy()
-        if _has_repeats(key, int(n_items[b]) * n_judges * 2):
+        # the bucket's items renumbered 0.. (a bucket holds a share of the items): the keys are then dense
+        # enough to be counted in one pass rather than sorted
+        idx = one.get_column("idx").to_numpy()
+        seen = np.zeros(int(n_items[b]), dtype=bool)
+        seen[idx] = True
+        present = np.flatnonzero(seen)
+        lookup = np.zeros(int(n_items[b]), dtype=np.int64)
+        lookup[present] = np.arange(present.size)
+        key = (lookup[idx] * n_judges + one.get_column("g").to_numpy().astype(np.int64)) * 2 \
+            + one.get_column("o").to_numpy()
+        if _has_repeats(key, int(present.size) * n_judges * 2):
             raise CAPInputError("duplicate key (judge, benchmark, item_id, order) across judgment files or slices",
                                 file=", ".join(str(f) for f in files[:3]), column="order", expected="each key once",
                                 fix="remove the repeated judgments (a day's log imported twice?)")
@@ -188,7 +236,7 @@ def stream_stats(root: str | Path, *, benchmarks: list[str] | None = None, judge
         for bench, ctx in contexts.items():
             buckets = bucket_of.filter(pl.col("b") == names.index(bench))
             items_b[bench] = ctx.items.with_columns(buckets.sort("idx").get_column("bucket"))
-        empty = pl.DataFrame(schema=dict.fromkeys(("b", "bucket", "g", "idx"), pl.Int32)
+        empty = pl.DataFrame(schema=dict.fromkeys(("b", "g"), pl.Int16) | {"idx": pl.Int32}
                              | dict.fromkeys(("o", "code", "ok", "bad", "rs"), pl.Int8))
         for k in range(max(1, n_buckets)):
             part = coded.pop(k, empty)

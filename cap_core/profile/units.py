@@ -105,7 +105,8 @@ def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
 def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
                strata_extra: tuple[str, ...] = (), *, present: np.ndarray | None = None,
                orders: tuple[str, ...] | None = None,
-               with_strata: bool = True) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
+               with_strata: bool = True, base: tuple[np.ndarray, int] | None = None
+               ) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
     """Dense arrays of one benchmark from :func:`prepare` output.
 
     Returns the units, the judges with at least one judgment here (in ``judges``
@@ -116,7 +117,8 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     ``present`` (judge codes, ascending) and ``orders`` override the judges and orders
     found in ``coded``: a partition of the benchmark's base items
     (:func:`partition_cells`) uses the benchmark's own, so that every partition has the
-    same cells. ``with_strata=False`` leaves ``strata`` empty.
+    same cells. ``with_strata=False`` leaves ``strata`` empty. ``base``: the items' base-item codes
+    and count when the caller has them (those of :func:`cap_core.bootstrap.base_index`).
     """
     g, i, o, code, ok_all, bad_all, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "ok", "bad",
                                                                             "rs"))
@@ -141,7 +143,7 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     if orders:
         first = o == (0 if orders[0] == "AB" else 1)
         rs[j[first], i[first]] = rs_all[first]
-    base, n_base = base_index(items["base_item_id"])
+    base, n_base = base_index(items["base_item_id"]) if base is None else base
     items = items.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
     strata = base_strata(items, base, n_base, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
     units = BenchUnits(items, v, ok, bad, rs, recv, gold, base, n_base, strata)
@@ -181,6 +183,18 @@ class Cells:
         self.J, self.n_base, self.types = n_judges, n_base, {}
         self.num, self.den, self.den_col, self.totals = [], [], [], []
         self.units = {} if keep_units else None  # key -> (base, num, den) per unit, for checks
+        self.exact32 = True  # every block so far holds values exact in float32 (then kept in float32)
+        self.distinct = False  # no base item has two units in any cell (set by add_cells: one item per base item)
+
+    def _block(self, x: np.ndarray) -> np.ndarray:
+        """A block of per-base sums as kept: float32 when its values are exact there (half the memory of a
+        large benchmark; :meth:`matrices` decides the precision of the whole), else float64."""
+        if self.exact32 and x.nbytes >= 2**20:  # small blocks stay float64 (checked in matrices() if need be)
+            y = x.astype(np.float32)
+            if np.array_equal(y, x):
+                return y
+            self.exact32 = False
+        return x
 
     def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray,
             unrecv: np.ndarray | None = None, nogold: np.ndarray | None = None) -> None:
@@ -188,15 +202,16 @@ class Cells:
         num = num.astype(np.float64)
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
-        self.num.append(per_base_sums(base, num.T, self.n_base))
+        one = self.distinct
+        self.num.append(self._block(per_base_sums(base, num.T, self.n_base, distinct=one)))
         start = sum(d.shape[1] for d in self.den)  # first column of the block added below
         if den is None:
-            self.den.append(per_base_sums(base, np.ones(base.size), self.n_base))
+            self.den.append(self._block(per_base_sums(base, np.ones(base.size), self.n_base, distinct=one)))
             self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
             den = den.astype(np.float64)
-            self.den.append(per_base_sums(base, den.T, self.n_base))
+            self.den.append(self._block(per_base_sums(base, den.T, self.n_base, distinct=one)))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
         zero = np.zeros(self.J)
@@ -207,31 +222,66 @@ class Cells:
     def idx(self, key: tuple, j: int) -> int:
         return self.types[key] * self.J + j
 
-    def matrices(self):
+    def matrices(self, order: np.ndarray | None = None):
         """``num (n_base, K)``, ``den (n_base, D)``, ``den_col (K,)`` (column of ``den`` per cell) and
-        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``."""
+        the per-cell totals of :data:`TOTALS`, a tuple of arrays of shape ``(K,)``; ``order``: the
+        base items of the rows (default: base code order).
+
+        The matrices are float64, or float32 when they are large (:data:`COMPACT_BYTES`) and every value
+        is exact there (the rule of :func:`_compact`: the same numbers). The blocks are moved into
+        them one at a time and released (``matrices`` is called once), so the sums are never held twice.
+        """
         if not self.num:
             z = np.zeros((self.n_base, 0))
             return z, z, np.zeros(0, dtype=np.int64), tuple(np.zeros(0) for _ in TOTALS)
         tot = tuple(np.concatenate(t) for t in zip(*self.totals))
-        return np.hstack(self.num), np.hstack(self.den), np.asarray(self.den_col), tot
+        widths = [sum(b.shape[1] for b in blocks) for blocks in (self.num, self.den)]
+        small = all(self.n_base * w * 8 <= COMPACT_BYTES for w in widths)
+        if self.exact32 and not small:
+            self.exact32 = all(b.dtype == np.float32 or np.array_equal(b.astype(np.float32), b)
+                               for blocks in (self.num, self.den) for b in blocks)
+        dtype = np.float32 if self.exact32 and not small else np.float64
+        out = []
+        for blocks, width in zip((self.num, self.den), widths):
+            m = np.empty((self.n_base, width), dtype=dtype)
+            at = 0
+            while blocks:
+                b = blocks.pop(0)
+                m[:, at:at + b.shape[1]] = b if order is None else b[order]
+                at += b.shape[1]
+            out.append(m)
+        return out[0], out[1], np.asarray(self.den_col), tot
 
 
-def _variant_pairs(u: BenchUnits, reference, values, bench: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Base items holding a reference and a treated presentation: (base index, reference item, treated item)."""
-    sides = []
-    for vals in (reference, values):
-        part = u.items.filter(pl.col("variant").is_in(list(vals))).select("base_idx", "base_item_id", "idx")
-        dup = part.filter(pl.col("base_item_id").is_duplicated())
-        if dup.height:
+def _variant_pairs(u: BenchUnits, sides: tuple[np.ndarray, np.ndarray], names: tuple, bench: str
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Base items holding a reference and a treated presentation: (base index, reference item, treated item).
+
+    ``sides``: Boolean ``(n_items,)`` masks of the reference and the treated variants; ``names`` their
+    variant names (for the message). Pairs in base-item order.
+
+    Raises
+    ------
+    CAPInputError
+        A base item has two items of one side (naming the first such base item).
+    """
+    at = []
+    for mask, vals in zip(sides, names):
+        items = np.flatnonzero(mask)
+        base = u.base[items]
+        n = np.bincount(base, minlength=u.n_base)
+        if (n > 1).any():
+            first = items[np.flatnonzero(n[base] > 1)[0]]
             raise CAPInputError(
                 f"a base item has more than one {'/'.join(vals)} item", file=bench, column="variant",
-                expected="at most one item per base item and variant", got=dup["base_item_id"][0],
+                expected="at most one item per base item and variant", got=u.items["base_item_id"][int(first)],
                 fix="give each presentation variant of a base item its own variant name",
             )
-        sides.append(part.drop("base_item_id"))
-    pr = sides[0].join(sides[1], on="base_idx", how="inner", suffix="_t")
-    return pr["base_idx"].to_numpy(), pr["idx"].to_numpy(), pr["idx_t"].to_numpy()
+        pos = np.full(u.n_base, -1, dtype=np.int64)
+        pos[base] = u.items["idx"].to_numpy()[items] if "idx" in u.items.columns else items
+        at.append(pos)
+    both = np.flatnonzero((at[0] >= 0) & (at[1] >= 0))
+    return both, at[0][both], at[1][both]
 
 
 def _failed(v: np.ndarray) -> np.ndarray:
@@ -254,6 +304,9 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
     """
     correct, bad = u.ok, u.bad  # flags of cap_core.verdicts.verdict_rows
     failed = {o: _failed(u.v[o]) for o in orders}
+    # one item per base item: every cell has at most one unit per base item (pairs need two items of one base
+    # item, so there are none); the per-base sums are then the unit values placed, not counted
+    cells.distinct = u.n_base == u.base.size
 
     def consistent(a, b):
         return (a == b) & (a >= 0) & (a <= TIE)
@@ -284,9 +337,13 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
         elif p.kind == "subset_gap":
             sel[(cond, "pa")] = pool & pl.col("subset").is_in(list(p.values))
             sel[(cond, "natural_pa")] = pool & pl.col("subset").is_in(list(p.reference))
+        elif p.kind == "paired":  # the two presentations of a pair (masks, not positions)
+            sel[(cond, "ref")] = pl.col("variant").is_in(list(p.reference))
+            sel[(cond, "treat")] = pl.col("variant").is_in(list(p.values))
     names = {k: f"m{i}" for i, k in enumerate(sel)}
-    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])
-    idx = {k: np.flatnonzero(np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,))) for k in sel}
+    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])  # every selection, one pass
+    mask = {k: np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,)) for k in sel}
+    idx = {k: np.flatnonzero(m) for k, m in mask.items() if k[1] not in ("ref", "treat")}
     for s in subsets:
         it = idx[("s", s)]
         rv, gd = u.recv[:, it], u.gold[it]
@@ -306,7 +363,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
                 add((cond, metric, "all"), u.base[it], pa[:, it], pa_bad[:, it], pa_failed[:, it],
                     u.recv[:, it], u.gold[it])
         elif p.kind == "paired":
-            base, r, t = _variant_pairs(u, p.reference, p.values, bench)
+            base, r, t = _variant_pairs(u, (mask[(cond, "ref")], mask[(cond, "treat")]), (p.reference, p.values),
+                                        bench)
             strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
@@ -338,21 +396,24 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
 def item_key(items: pl.DataFrame, n_buckets: int = 1) -> tuple[pl.DataFrame, list[str]]:
     """Per item: ``benchmark``, ``item_id`` -> ``b`` (benchmark code), ``idx`` (row within its benchmark), ``gold``, ``bucket``.
 
-    ``bucket`` = the item's base-item rank within its benchmark modulo ``n_buckets``, so all
-    items of a base item share a bucket. Returns the frame and the benchmark names (``b``
-    indexes them, sorted).
+    ``bucket``: the item's base item falls in the ``bucket``-th of ``n_buckets`` equal ranges of its
+    benchmark's base items (in base-item order), so all items of a base item share a bucket
+    and a bucket's rows of the statistics lie close together. Returns the frame and the
+    benchmark names (``b`` indexes them, sorted).
     """
     names = sorted(items.get_column("benchmark").unique().to_list())
+    k = max(1, int(n_buckets))
+    rank = pl.col("base_item_id").rank("dense").over("benchmark") - 1
     key = items.select(
         "benchmark", "item_id", "gold",
         (pl.col("benchmark").rank("dense") - 1).cast(pl.Int32).alias("b"),
         pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
-        ((pl.col("base_item_id").rank("dense").over("benchmark") - 1) % max(1, int(n_buckets))).cast(pl.Int32)
-        .alias("bucket"))
+        (rank.cast(pl.Int64) * k // (rank.max().over("benchmark").cast(pl.Int64) + 1)).cast(pl.Int32).alias("bucket"))
     return key, names
 
 
-def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFrame:
+def code_judgments(judgments, key: pl.DataFrame, judges: list[str], positions: pl.Series | None = None
+                   ) -> pl.LazyFrame:
     """The judgments of ``judges`` as compact codes, flags by :func:`cap_core.verdicts.verdict_flags`.
 
     Parameters
@@ -364,6 +425,10 @@ def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFr
         :func:`item_key` of the items.
     judges : list of str
         The profiled judges; ``g`` is the position in this list.
+    positions : polars.Series, optional
+        Each judgment's item as its row in ``key`` (from
+        :func:`cap_core.schema.validate_judgments` with ``positions=True``): the item facts
+        are then gathered by row instead of joined on the item's strings.
 
     Returns
     -------
@@ -380,12 +445,21 @@ def code_judgments(judgments, key: pl.DataFrame, judges: list[str]) -> pl.LazyFr
     # Only small codes cross the join: judge, order and rationale become integers and the verdict and gold
     # letters categoricals before it (the rule of verdict_flags compares them as the letters they name), so
     # ten million verdicts join as a few hundred megabytes of integers rather than copies of their strings.
-    g = pl.col("judge").replace_strict(list(judges), list(range(len(judges))), default=None, return_dtype=pl.Int64)
+    # the judge's position in ``judges`` (null for another judge): an Enum of the names codes them in that
+    # order, a lookup many times cheaper than replacing strings one by one
+    g = (pl.col("judge").cast(pl.Enum(list(judges)), strict=False).to_physical().cast(pl.Int64) if len(judges)
+         else pl.lit(None, dtype=pl.Int64))
     small = lf.select("benchmark", "item_id", g.alias("g"), (pl.col("order") == "BA").cast(pl.Int8).alias("o"),
                       pl.col("verdict").cast(pl.Categorical), rs.cast(pl.Int8).fill_null(-1).alias("rs"))
     keys = key.lazy().select("benchmark", "item_id", "b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
-    return (small.filter(pl.col("g").is_not_null())
-            .join(keys, on=["benchmark", "item_id"], how="inner")
+    if positions is not None:  # rows known: gather the item facts, no join on strings
+        facts = key.select("b", "bucket", "idx", pl.col("gold").cast(pl.Categorical))
+        own = small.drop("benchmark", "item_id").with_columns(positions.alias("_pos")).filter(
+            pl.col("g").is_not_null()).collect()
+        joined = pl.concat([own.drop("_pos"), facts[own.get_column("_pos")]], how="horizontal").lazy()
+    else:
+        joined = small.filter(pl.col("g").is_not_null()).join(keys, on=["benchmark", "item_id"], how="inner")
+    return (joined
             .with_columns(verdicts.verdict_flags())
             .select("b", "bucket", "g", "idx", "o", _code().alias("code"), pl.col("correct").cast(pl.Int8).alias("ok"),
                     pl.col("excluded").cast(pl.Int8).alias("bad"), "rs"))
@@ -417,12 +491,26 @@ class BenchContext:
     failures: str = "count"
     partial_gold: bool = False
 
+    @property
+    def position(self) -> np.ndarray:
+        """``(n_base,)`` the row of each base item in the statistics: base items sorted by stratum (stably,
+        so by base item within a stratum), the order the bootstrap draws them in
+        (:class:`cap_core.bootstrap.StratifiedRatios`), so the sums are never permuted again."""
+        if "position" not in self.__dict__:
+            order = np.argsort(np.asarray(self.strata), kind="stable")
+            pos = np.empty(order.size, dtype=np.int64)
+            pos[order] = np.arange(order.size)
+            self.__dict__["position"] = pos
+        return self.__dict__["position"]
+
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
-                  judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count") -> BenchContext:
-    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``)."""
+                  judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count",
+                  base: tuple[np.ndarray, int] | None = None) -> BenchContext:
+    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``; ``base``:
+    its base-item codes and count when the caller has them, :func:`cap_core.bootstrap.base_index`)."""
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
-    base, n_base = base_index(items_b["base_item_id"])
+    base, n_base = base_index(items_b["base_item_id"]) if base is None else base
     items_b = items_b.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
     strata = base_strata(items_b, base, n_base, extra)
     ref = reference_variant(items_b)
@@ -450,7 +538,8 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
 
 @dataclass
 class PartCells:
-    """Per-base sums of one partition: ``rows`` (global base codes), ``num``, ``den``, per-cell totals
+    """Per-base sums of one partition: ``rows`` (global base codes, in the order of
+    :attr:`BenchContext.position`), ``num``, ``den``, per-cell totals
     ``tot`` (the arrays of :data:`TOTALS`) and ``types`` (the cell-type keys of :class:`Cells`, in
     column-block order)."""
 
@@ -473,15 +562,19 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     lookup[items_part.get_column("idx").to_numpy()] = np.arange(items_part.height)
     local = items_part.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("idx"))
     coded_local = coded_part.with_columns(pl.Series("idx", lookup[coded_part.get_column("idx").to_numpy()]))
+    # the part's base codes: ranks of the benchmark's codes (the order of base_item_id, as base_index gives)
+    uniq, local_base = np.unique(items_part.get_column("base_idx").to_numpy(), return_inverse=True)
     u, _, _ = load_units(local.drop("base_idx"), coded_local, list(range(int(ctx.present.max(initial=-1)) + 1)),
-                         present=ctx.present, orders=ctx.orders, with_strata=False)
+                         present=ctx.present, orders=ctx.orders, with_strata=False,
+                         base=(local_base.astype(np.int64).ravel(), int(uniq.size)))
     rows = np.zeros(u.n_base, dtype=np.int64)
     rows[u.base] = items_part.get_column("base_idx").to_numpy()
     cells = Cells(len(ctx.present), u.n_base)
     add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures,
               partial_gold=ctx.partial_gold)
-    num, den, den_col, tot = cells.matrices()
-    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
+    order = np.argsort(ctx.position[rows], kind="stable")  # the part's rows in the statistics' order
+    num, den, den_col, tot = cells.matrices(order)
+    return PartCells(tuple(cells.types), rows[order], _compact(num), _compact(den), den_col, tot)
 
 
 #: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
@@ -510,26 +603,33 @@ def merge_cells(ctx: BenchContext, parts: list[PartCells]):
     Partitions whose cells share denominators differently (one complete, another not)
     are stacked with one denominator column per cell.
     """
+    given = parts
     parts = [p for p in parts if p.rows.size]
     first = parts[0]
     tot = tuple(np.sum([p.tot[k] for p in parts], axis=0) for k in range(len(TOTALS)))
-    if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(first.rows, np.arange(ctx.n_base)):
+    at = [ctx.position[p.rows] for p in parts]
+    if len(parts) == 1 and first.rows.size == ctx.n_base and np.array_equal(at[0], np.arange(ctx.n_base)):
         return first.types, first.num, first.den, first.den_col, tot  # one part: as it is
     if any(not np.array_equal(p.den_col, first.den_col) for p in parts):
         parts = [PartCells(p.types, p.rows, p.num, p.den[:, p.den_col], np.arange(p.den_col.size), p.tot)
                  for p in parts]
         first = parts[0]
 
-    def halves(x):
-        return bool(np.array_equal(2.0 * x, np.round(2.0 * x))) and float(np.abs(x).max(initial=0.0)) < 2.0**22
+    def exact32(x):
+        return x.dtype == np.float32 or bool(np.array_equal(x.astype(np.float32), x))
 
-    # sums of halves below 2**22 are exact in float32: half the memory for large benchmarks, same numbers
+    # values exact in float32 are kept there for large benchmarks (the rule of _compact): the same numbers
     big = sum(p.num.nbytes + p.den.nbytes for p in parts) > 2**28
-    exact = big and all(halves(p.num) and halves(p.den) for p in parts)
+    exact = big and all(exact32(p.num) and exact32(p.den) for p in parts)
     dtype = np.float32 if exact else np.float64
+    types, den_col = first.types, first.den_col
     num = np.zeros((ctx.n_base, first.num.shape[1]), dtype=dtype)
     den = np.zeros((ctx.n_base, first.den.shape[1]), dtype=dtype)
-    for p in parts:
-        num[p.rows] = p.num
-        den[p.rows] = p.den
-    return first.types, num, den, first.den_col, tot
+    given.clear()  # each part is released once placed: the sums are not held twice
+    del first
+    while parts:
+        p, rows = parts.pop(0), at.pop(0)
+        num[rows] = p.num
+        den[rows] = p.den
+        del p
+    return types, num, den, den_col, tot

@@ -26,6 +26,7 @@ Higher scores are better (percent, 0-100).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -36,7 +37,7 @@ from cap_core.profile.presets import PRESETS
 from cap_core.schema import CONDITION_IDS
 
 __all__ = ["PRESETS", "WEIGHTED_SCHEMA", "METHOD_BOOTSTRAP", "METHOD_NORMAL", "weighted_scores", "weighted_score_draws",
-           "check_weights", "weight_shares"]
+           "ScoreBasis", "check_weights", "weight_shares"]
 
 METHOD_BOOTSTRAP = "bootstrap"
 METHOD_NORMAL = "normal approximation from published CIs"
@@ -108,7 +109,7 @@ def check_weights(weights: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-def _weighted_scores_iv(profile, replicates, weights, level, n_draws):
+def _basis_iv(profile, replicates, level, n_draws):
     if not isinstance(profile, pl.DataFrame):
         raise CAPInputError("`profile` must be a polars DataFrame", expected="PROFILE_SCHEMA frame", got=type(profile).__name__)
     missing = [c for c in _NEEDED if c not in profile.columns]
@@ -133,7 +134,7 @@ def _weighted_scores_iv(profile, replicates, weights, level, n_draws):
         raise CAPInputError("`level` must be a float strictly between 0 and 1", expected="e.g. 0.95", got=level)
     if isinstance(n_draws, bool) or not isinstance(n_draws, int) or n_draws < 1:
         raise CAPInputError("`n_draws` must be a positive integer", expected="e.g. 2000", got=n_draws)
-    return replicates, check_weights(weights)
+    return replicates
 
 
 def weighted_scores(
@@ -213,77 +214,132 @@ def weighted_score_draws(
     ----------
     CAP (arXiv:2610.09229) §5 (application-conditional judge choice), §3 (bootstrap CIs).
     """
-    replicates, w = _weighted_scores_iv(profile, replicates, weights, level, n_draws)
-    rows = (
-        profile.with_row_index("_row")
-        .filter(pl.col("primary") & pl.col("condition").is_in(list(CONDITION_IDS)) & pl.col("value").is_not_null())
-        .with_columns(pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
-    )
-    has_boot = np.zeros(profile.height, dtype=bool)
-    if replicates is not None:
-        has_boot = ~np.all(np.isnan(replicates), axis=0)
-    n_rep = replicates.shape[0] if replicates is not None and has_boot.any() else n_draws
-    rng = np.random.default_rng(seed)
-    alpha = (1 - level) / 2
-    weighted = [c for c in CONDITION_IDS if w[c] > 0]
-    out, draws_by_bench = [], {}
-    for key, grp in rows.sort(_KEY + ["condition"]).group_by(_KEY, maintain_order=True):
-        rec = dict(zip(_KEY, key))
-        used = grp.filter(pl.col("condition").is_in(weighted))
-        conds = used["condition"].to_list()
-        lacking = [c for c in weighted if c not in conds]
-        rec.update(conditions_used=list(conds), renormalised=bool(lacking and conds))
-        if not conds:
-            rec.update(score=None, ci_low=None, ci_high=None, p_best=None, method=None,
-                       note="has none of the weighted conditions (" + ", ".join(weighted) + "); no score")
-            out.append(rec)
-            continue
-        shares = weight_shares(w, conds)
-        wv = np.array([shares[c] for c in conds])
-        values = used["value"].to_numpy()
-        idx = used["_row"].to_numpy()
-        boot = has_boot[idx]
-        sims = np.empty((n_rep, len(conds)))
-        notes = []
-        if boot.any():
-            rep = replicates[:, idx[boot]]
-            sims[:, boot] = np.where(np.isnan(rep), values[boot], rep)
-        if (~boot).any():
-            lo = used["ci_low"].to_numpy()[~boot]
-            hi = used["ci_high"].to_numpy()[~boot]
-            sd = np.where(np.isnan(lo) | np.isnan(hi), 0.0, (hi - lo) / (2 * _Z975))
-            no_ci = [c for c, s in zip(np.array(conds)[~boot], np.isnan(lo) | np.isnan(hi)) if s]
-            if no_ci:
-                notes.append("no CI for " + ", ".join(no_ci) + " (held fixed)")
-            sims[:, ~boot] = np.clip(rng.normal(values[~boot], sd, size=(n_rep, int((~boot).sum()))), 0, 100)
-        score_draws = sims @ wv
-        lo_q, hi_q = np.quantile(score_draws, [alpha, 1 - alpha])
-        rec.update(
-            score=float(values @ wv),
-            ci_low=float(lo_q),
-            ci_high=float(hi_q),
-            method=METHOD_BOOTSTRAP if boot.all() else METHOD_NORMAL,
+    return ScoreBasis(profile, replicates, level=level, n_draws=n_draws).draws(weights, seed=seed)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One judge (``key``: judge, benchmark, subset, source) and its measured primary conditions, in
+    condition order: values, bootstrap flags, printed CI bounds and the replicate columns (NaN
+    replicates replaced by the value; columns of rows without replicates unused)."""
+
+    key: tuple
+    conds: tuple[str, ...]
+    values: np.ndarray
+    boot: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    reps: np.ndarray
+
+
+class ScoreBasis:
+    """Everything :func:`weighted_score_draws` reads of a profile, whatever the weights.
+
+    Built once per profile (the selection of primary measured rows, their grouping by judge and
+    their replicate columns); :meth:`draws` then only weighs them, so a weight change costs a few
+    small products per judge. ``ScoreBasis(profile, replicates, level=, n_draws=).draws(weights,
+    seed=)`` is :func:`weighted_score_draws` (the one weighting rule), value for value.
+
+    Raises
+    ------
+    CAPInputError
+        As :func:`weighted_score_draws` for the profile, replicates, ``level`` and ``n_draws``.
+    """
+
+    def __init__(self, profile: pl.DataFrame, replicates: np.ndarray | None, *, level: float = 0.95,
+                 n_draws: int = 2000):
+        replicates = _basis_iv(profile, replicates, level, n_draws)
+        rows = (
+            profile.with_row_index("_row")
+            .filter(pl.col("primary") & pl.col("condition").is_in(list(CONDITION_IDS)) & pl.col("value").is_not_null())
+            .with_columns(pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
         )
-        if lacking:
-            notes.insert(0, "lacks " + ", ".join(lacking) + "; weights renormalised over " + ", ".join(conds))
-        rec["note"] = "; ".join(notes)
-        draws_by_bench.setdefault(rec["benchmark"], []).append((len(out), score_draws))
-        out.append(rec)
-    for members in draws_by_bench.values():
-        mat = np.column_stack([d for _, d in members])
-        best = mat == mat.max(axis=1, keepdims=True)
-        share = (best / best.sum(axis=1, keepdims=True)).mean(axis=0)
-        for (pos, _), p in zip(members, share):
-            out[pos]["p_best"] = float(p)
-    draws = np.full((n_rep, len(out)), np.nan)
-    for members in draws_by_bench.values():
-        for pos, d in members:
-            draws[:, pos] = d
-    if not out:
-        return pl.DataFrame(schema=WEIGHTED_SCHEMA), draws
-    frame = pl.DataFrame(out, schema=WEIGHTED_SCHEMA).with_row_index("_pos")
-    frame = frame.sort(["benchmark", "score"], descending=[False, True], nulls_last=True, maintain_order=True)
-    return frame.drop("_pos"), draws[:, frame["_pos"].to_numpy()]
+        has_boot = np.zeros(profile.height, dtype=bool)
+        if replicates is not None:
+            has_boot = ~np.all(np.isnan(replicates), axis=0)
+        self.n_rep = replicates.shape[0] if replicates is not None and has_boot.any() else n_draws
+        self.level = level
+        self.entries: list[_Entry] = []
+        for key, grp in rows.sort(_KEY + ["condition"]).group_by(_KEY, maintain_order=True):
+            values = grp["value"].to_numpy()
+            idx = grp["_row"].to_numpy()
+            boot = has_boot[idx]
+            reps = np.zeros((self.n_rep, values.size))
+            if boot.any():
+                rep = replicates[:, idx[boot]]
+                reps[:, boot] = np.where(np.isnan(rep), values[boot], rep)
+            self.entries.append(_Entry(tuple(key), tuple(grp["condition"].to_list()), values, boot,
+                                       grp["ci_low"].to_numpy(), grp["ci_high"].to_numpy(), reps))
+
+    def draws(self, weights: Mapping[str, float], *, seed: int = 0) -> tuple[pl.DataFrame, np.ndarray]:
+        """:func:`weighted_score_draws` of the profile under ``weights`` (normal draws of published rows
+        seeded by ``seed``). Raises CAPInputError for bad weights."""
+        w = check_weights(weights)
+        n_rep = self.n_rep
+        rng = np.random.default_rng(seed)
+        alpha = (1 - self.level) / 2
+        weighted = [c for c in CONDITION_IDS if w[c] > 0]
+        out, draws_by_bench = [], {}
+        for e in self.entries:
+            rec = dict(zip(_KEY, e.key))
+            pick = [k for k, c in enumerate(e.conds) if w[c] > 0]
+            conds = [e.conds[k] for k in pick]
+            lacking = [c for c in weighted if c not in conds]
+            rec.update(conditions_used=list(conds), renormalised=bool(lacking and conds))
+            if not conds:
+                rec.update(score=None, ci_low=None, ci_high=None, p_best=None, method=None,
+                           note="has none of the weighted conditions (" + ", ".join(weighted) + "); no score")
+                out.append(rec)
+                continue
+            shares = weight_shares(w, conds)
+            wv = np.array([shares[c] for c in conds])
+            values, boot = e.values[pick], e.boot[pick]
+            sims = np.empty((n_rep, len(conds)))
+            notes = []
+            if boot.any():
+                sims[:, boot] = e.reps[:, np.asarray(pick)[boot]]
+            if (~boot).any():
+                lo, hi = e.lo[pick][~boot], e.hi[pick][~boot]
+                sd = np.where(np.isnan(lo) | np.isnan(hi), 0.0, (hi - lo) / (2 * _Z975))
+                no_ci = [c for c, s in zip(np.array(conds)[~boot], np.isnan(lo) | np.isnan(hi)) if s]
+                if no_ci:
+                    notes.append("no CI for " + ", ".join(no_ci) + " (held fixed)")
+                sims[:, ~boot] = np.clip(rng.normal(values[~boot], sd, size=(n_rep, int((~boot).sum()))), 0, 100)
+            score_draws = sims @ wv
+            rec.update(score=float(values @ wv), method=METHOD_BOOTSTRAP if boot.all() else METHOD_NORMAL)
+            if lacking:
+                notes.insert(0, "lacks " + ", ".join(lacking) + "; weights renormalised over " + ", ".join(conds))
+            rec["note"] = "; ".join(notes)
+            draws_by_bench.setdefault(rec["benchmark"], []).append((len(out), score_draws))
+            out.append(rec)
+        scored = [(pos, d) for members in draws_by_bench.values() for pos, d in members]
+        if scored:  # every score's percentile interval in one call (columns are independent)
+            lo_q, hi_q = np.quantile(np.column_stack([d for _, d in scored]), [alpha, 1 - alpha], axis=0)
+            for (pos, _), lo, hi in zip(scored, lo_q.tolist(), hi_q.tolist()):
+                out[pos].update(ci_low=float(lo), ci_high=float(hi))
+        for members in draws_by_bench.values():
+            mat = np.column_stack([d for _, d in members])
+            best = mat == mat.max(axis=1, keepdims=True)
+            share = (best / best.sum(axis=1, keepdims=True)).mean(axis=0)
+            for (pos, _), p in zip(members, share):
+                out[pos]["p_best"] = float(p)
+        draws = np.full((n_rep, len(out)), np.nan)
+        for members in draws_by_bench.values():
+            for pos, d in members:
+                draws[:, pos] = d
+        if not out:
+            return pl.DataFrame(schema=WEIGHTED_SCHEMA), draws
+        # by benchmark, then score descending (NaN first, as polars sorts it; no score last), ties as listed
+        order = sorted(range(len(out)), key=lambda i: _sort_key(out[i]))
+        frame = pl.DataFrame([out[i] for i in order], schema=WEIGHTED_SCHEMA)
+        return frame, draws[:, order]
+
+
+def _sort_key(rec: dict) -> tuple:
+    score, bench = rec["score"], (rec["benchmark"] is None, rec["benchmark"] or "")
+    if score is None:
+        return (bench, 1, 0.0)
+    return (bench, 0, -math.inf if math.isnan(score) else -score)
 
 
 def weight_shares(weights: Mapping[str, float], conditions) -> dict[str, float]:

@@ -46,6 +46,8 @@ def test_choose_shows_the_sources_own_metrics_for_the_leaderboard_judges():
     at.multiselect(key="sb_entries").set_value(["o1-mini (arena_hard)", "Qwen3-8B (rubric)",
                                                 "GPT-4o · CAP Table 5 · all"]).run()
     _clean(at)
+    at.session_state["cho_source_open"] = True  # the section is computed once opened (a user's click)
+    at.run()
     at.toggle(key="cho_source_differ").set_value(False).run()
     _clean(at)
     section = next(e for e in at.expander if e.label == "The sources' own metrics for these judges")

@@ -151,7 +151,7 @@ def item_note(sel: Chosen) -> str:
     return cov.sentence(sel.items) if cov is not None else ""
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def _drill(fingerprint: str, benchmark: str, leader: str, runner_up: str, _ds: Dataset) -> pl.DataFrame:
     """:func:`cap_core.choice.drilldown.disagreements` of one pair (a weight change that keeps the
     leader and the runner-up reuses it)."""
@@ -171,7 +171,14 @@ def _profile_csv(key: tuple, _inputs) -> bytes:
                                        fingerprint=s.fingerprint, failures=s.failures, items=s.items))
 
 
-@st.cache_resource(max_entries=32, show_spinner="Ranking the judges…")
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _names(key: tuple, _rows: pl.DataFrame) -> dict:
+    """``(judge, subset, source) -> label`` of the selection ``key`` (shared: do not modify)."""
+    return {(j, s or "all", src or "computed"): lab for j, s, src, lab in
+            _rows.select("judge", "subset", "source", "label").unique().iter_rows()}
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)  # a few ms: a spinner (a timer thread) would cost more
 def _choice(key: tuple, price_stamp: tuple, weights: tuple[tuple[str, float], ...], filters_text: str,
             _inputs, _rows: pl.DataFrame, _ds: Dataset | None) -> ChooseView:
     from cap_core.choice.filters import parse_filters
@@ -180,14 +187,12 @@ def _choice(key: tuple, price_stamp: tuple, weights: tuple[tuple[str, float], ..
 
     fingerprint, benchmark = key[0], key[1]
     rows, filters = _rows, parse_filters(filters_text)
-    names = {(j, s or "all", src or "computed"): lab for j, s, src, lab in
-             rows.select("judge", "subset", "source", "label").unique().iter_rows()}
+    names = _names(key, rows)
     ranked = rank_judges(_inputs, dict(weights), filters=filters, names=names)
     ch = ranked.choice
-    board = ch.leaderboard.with_columns(
-        pl.struct("judge", "subset", "source").map_elements(
-            lambda r: names.get((r["judge"], r["subset"], r["source"]), r["judge"]), return_dtype=pl.String)
-        .alias("label")) if ch.leaderboard.height else ch.leaderboard.with_columns(pl.lit(None, pl.String).alias("label"))
+    lb = ch.leaderboard
+    labels = [names.get(k, k[0]) for k in zip(lb["judge"], lb["subset"], lb["source"])]
+    board = lb.with_columns(pl.Series("label", labels, dtype=pl.String))
     scored = board.filter(pl.col("rank").is_not_null())
     drill, note, runner = None, "", None
     if scored.height >= 2:

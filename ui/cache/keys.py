@@ -9,6 +9,8 @@ an edit on disk reaches the page without a restart.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 __all__ = ["content_key", "path_stamp"]
@@ -21,16 +23,25 @@ def content_key(data: bytes) -> str:
 
 def path_stamp(path: str | Path) -> tuple[tuple[str, int, int], ...]:
     """``(relative path, size in bytes, mtime in ns)`` of a file, or of every file under a folder
-    (sorted); empty when the path does not exist."""
+    (sorted); empty when the path does not exist. (Read with ``os.scandir``: several keys are stamped on
+    every run of a page, a weight change included.)"""
     p = Path(path)
-    if p.is_file():
-        files = [p]
-    elif p.is_dir():
-        files = sorted(f for f in p.rglob("*") if f.is_file())
-    else:
+    try:
+        s = os.stat(p)
+    except OSError:
         return ()
+    if not stat.S_ISDIR(s.st_mode):
+        return ((p.name, s.st_size, s.st_mtime_ns),) if stat.S_ISREG(s.st_mode) else ()
     out = []
-    for f in files:
-        s = f.stat()
-        out.append((f.relative_to(p).as_posix() if f != p else p.name, s.st_size, s.st_mtime_ns))
-    return tuple(out)
+    todo = [("", str(p))]
+    while todo:
+        rel, folder = todo.pop()
+        with os.scandir(folder) as it:
+            for e in it:
+                name = f"{rel}{e.name}"
+                if e.is_dir():
+                    todo.append((name + "/", e.path))
+                elif e.is_file():
+                    st = e.stat()
+                    out.append((name, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(out))

@@ -149,25 +149,38 @@ class WeightedPart:
     renormalisation: str | None = None
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _labels(key: tuple, _rows: pl.DataFrame) -> dict:
+    """``(judge, subset, source) -> label`` of the selection ``key`` (shared: do not modify)."""
+    return {k[:3]: k[3] for k in _rows.select("judge", "subset", "source", "label").unique().iter_rows()}
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _score_basis(key: tuple, _rows: pl.DataFrame, _reps: np.ndarray):
+    """:class:`cap_core.profile.weights.ScoreBasis` of the selection ``key`` (its rows and replicates):
+    what every weighted score reads, gathered once, so a weight change only weighs."""
+    from cap_core.profile.weights import ScoreBasis
+
+    return ScoreBasis(_rows, _reps)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)  # a few ms: no spinner thread per weight change
 def _weighted_part(key: tuple, weights: tuple[tuple[str, float], ...], _rows: pl.DataFrame,
                    _reps: np.ndarray) -> WeightedPart:
-    from cap_core.profile.weights import weighted_scores
-
     problem = None
     if not any(w > 0 for _, w in weights):
         problem = ZERO_WEIGHTS
     else:
-        try:
-            scores = weighted_scores(_rows, _reps, dict(weights), seed=cache.SEED)
+        try:  # weighted_scores(_rows, _reps, weights, seed=SEED), the rows' part kept per selection
+            scores = _score_basis(key, _rows, _reps).draws(dict(weights), seed=cache.SEED)[0]
         except CAPInputError as err:  # not reachable from the sliders; said in words all the same
             problem = f"No weighted score: {err.problem}"
     if problem:
         scores = pl.DataFrame(schema=WEIGHTED_SCHEMA)
-    label_of = _rows.select("judge", "subset", "source", "label").unique()
-    scores = scores.join(label_of, on=["judge", "subset", "source"], how="left").sort(
-        "score", descending=True, nulls_last=True
-    )
+    label_of = _labels(key, _rows)
+    scores = scores.with_columns(pl.Series("label", [label_of.get(k) for k in zip(
+        scores["judge"], scores["subset"], scores["source"])], dtype=pl.String)).sort(
+        "score", descending=True, nulls_last=True, maintain_order=True)
     return WeightedPart(scores, scores_table(scores), problem, renormalisation_line(scores, dict(weights)))
 
 

@@ -222,3 +222,24 @@ def test_choosing_does_not_force_a_garbage_collection(monkeypatch):
     reps = np.random.default_rng(0).normal([80.0, 70.0, 60.0], 2.0, size=(500, 3))
     choose(pl.DataFrame(rows, schema=PROFILE_SCHEMA), reps, {"C1": 1})
     assert calls == []  # statsmodels' multipletests collects on every call (0.3-1 s in a dashboard process)
+
+
+def test_a_kept_ranking_gives_what_a_fresh_choice_gives_for_every_weight(default_data_dir):
+    # a weight move reuses the weight-independent part (Ranking); moving back and forth must give, value
+    # for value, what choose() computes from scratch (nothing of one ranking leaks into the next)
+    from cap_core.choice.leaderboard import Ranking
+    from cap_core.dataset import load_dataset
+    from cap_core.profile.conditions import compute_profile
+    from cap_core.profile.published import load_published_profiles
+
+    ds = load_dataset(default_data_dir)
+    res = compute_profile(ds, n_resamples=200, seed=0, benchmarks=["judgebench"])
+    pub = load_published_profiles().filter(pl.col("benchmark") == "judgebench")
+    rows = pl.concat([res.profile, pub.select(res.profile.columns)])
+    reps = np.concatenate([res.replicates, np.full((200, pub.height), np.nan)], axis=1)
+    kept = Ranking(rows, reps, seed=5)
+    for w in ({"C1": 1.0, "C7": 0.5}, {"C7": 1.0}, {"C1": 1.0, "C7": 0.5}, {"C2": 2.0, "C8": 1.0}):
+        fresh = choose(rows, reps, w, seed=5)
+        again = kept.rank(w)
+        assert again.leaderboard.equals(fresh.leaderboard, null_equal=True)
+        assert again.sentence == fresh.sentence and again.sample_size.keys() == fresh.sample_size.keys()
