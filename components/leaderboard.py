@@ -78,7 +78,9 @@ def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
     separating the top two would take, and showing their parity, in words that fit each case (already
     enough items, not reachable, or about N more)."""
     inf = float("inf")
-    head = f"{leader} and {runner_up} differ by {s['diff']:.1f} points on {s['n_items']} items"
+    paired = s.get("paired", True)
+    on = f"on {s['n_items']} items" if paired else f"each on its own items ({s['n_items']} for {leader})"
+    head = f"{leader} and {runner_up} differ by {s['diff']:.1f} points {on}"
     how = f" at {s['level']:.0%} (power {s['power']:.0%})"
     sep, par = s["more_to_separate"], s["more_for_parity"]
     if sep == inf:
@@ -96,5 +98,10 @@ def sample_size_text(s: dict, runner_up: str, leader: str) -> str:
         par_text = f"showing parity within ±{s['margin']:g} points takes about {int(par):,} more"
         if 0.8 * s["margin"] <= abs(s["diff"]) < s["margin"]:
             par_text += f" (the observed difference is close to the ±{s['margin']:g} margin)"
-    return (f"{head}. {sep_text[:1].upper()}{sep_text[1:]}; {par_text} (normal approximation from the paired "
-            "bootstrap variance).")
+    basis = ("the paired bootstrap variance" if paired else
+             "the bootstrap variance over each judge's own items: rough, since their items differ")
+    text = f"{head}. {sep_text[:1].upper()}{sep_text[1:]}; {par_text} (normal approximation from {basis})."
+    if s.get("small"):
+        text += (f" With {s['n_items']} items the variance itself is poorly known, so these counts are rough "
+                 "estimates.")
+    return text

@@ -30,7 +30,13 @@ Rules (CAP §5 application-conditional choice; §3 shared-resample bootstrap):
   ``n_items`` among the conditions that entered the score.
 * The sentence never claims more than the intervals allow: the leader "has the highest
   weighted score"; judges not separable are named; only a leader separable from all is
-  said to be ahead.
+  said to be ahead. On fewer than :data:`cap_core.profile.small_cells.SMALL_CELL_BASE_ITEMS`
+  items the percentile intervals are optimistic (CAP App. I: small cells), so the sentence
+  says the separation is provisional.
+* ``paired=False`` (judges scored each on its own, different, items): the replicate-by-replicate
+  differences still share the resampled base items but not the items judged, so the sentence,
+  the sample-size estimate and the report say "bootstrap over each judge's own items", never
+  "paired", and name no common item count.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from cap_core.choice.sample_size import (
     per_item_variance,
 )
 from cap_core.errors import CAPInputError
+from cap_core.profile.small_cells import SMALL_CELL_BASE_ITEMS
 from cap_core.profile.weights import ScoreBasis, check_weights
 from cap_core.schema import CONDITION_IDS
 
@@ -116,11 +123,15 @@ class Choice:
     sample_size : dict
         For the top two: ``n_items``, ``diff``, ``sigma2`` (points² per item),
         ``items_to_separate``, ``more_to_separate``, ``items_for_parity``, ``more_for_parity``
-        (items; inf when unreachable), ``level``, ``power``, ``margin``; empty with fewer
-        than two scored judges.
+        (items; inf when unreachable), ``level``, ``power``, ``margin``, ``paired`` (bool: the
+        two were scored on the same items), ``small`` (bool: fewer than
+        :data:`SMALL_CELL_BASE_ITEMS` items, so the variance is rough); empty with fewer than
+        two scored judges.
     correction : str
         ``"Holm"``.
     level : float
+    paired : bool
+        The judges were scored on the same items (False: each on its own items).
     """
 
     leaderboard: pl.DataFrame
@@ -132,6 +143,7 @@ class Choice:
     sample_size: dict = field(default_factory=dict)
     correction: str = HOLM
     level: float = 0.95
+    paired: bool = True
 
 
 def condition_ranges(conds: list[str]) -> str:
@@ -192,6 +204,7 @@ def choose(
     level: float = 0.95,
     seed: int = 0,
     names: Mapping[tuple[str, str, str], str] | None = None,
+    paired: bool = True,
 ) -> Choice:
     """Rank the judges of one benchmark under ``weights`` (module rules).
 
@@ -215,6 +228,9 @@ def choose(
     names : mapping, optional
         Display name of each ``(judge, subset, source)`` for the sentence (default: the judge
         id, published ones marked).
+    paired : bool
+        The computed judges were scored on the same items (False when each was scored on its
+        own, different, items: module notes).
 
     Returns
     -------
@@ -226,13 +242,14 @@ def choose(
         Several benchmarks in ``profile``; bad weights; replicates of the wrong shape.
     """
     check_weights(weights)
-    return Ranking(profile, replicates, filters=filters, costs=costs, level=level, seed=seed).rank(weights, names=names)
+    return Ranking(profile, replicates, filters=filters, costs=costs, level=level, seed=seed,
+                   paired=paired).rank(weights, names=names)
 
 
 class Ranking:
     """The part of :func:`choose` that does not depend on the weights, kept for a weight change.
 
-    ``Ranking(profile, replicates, filters=, costs=, level=, seed=)`` applies the filters,
+    ``Ranking(profile, replicates, filters=, costs=, level=, seed=, paired=)`` applies the filters,
     checks the replicates and gathers what every ranking reads (the judges' measured
     conditions and replicate columns: :class:`cap_core.profile.weights.ScoreBasis`; their item
     counts and costs). :meth:`rank` is then :func:`choose` under some weights, value for value.
@@ -245,7 +262,7 @@ class Ranking:
 
     def __init__(self, profile: pl.DataFrame, replicates: np.ndarray | None, *,
                  filters: tuple[Filter, ...] | list[Filter] = (), costs: pl.DataFrame | None = None,
-                 level: float = 0.95, seed: int = 0):
+                 level: float = 0.95, seed: int = 0, paired: bool = True):
         benches = profile["benchmark"].unique().to_list() if profile.height else []
         if len(benches) > 1:
             raise CAPInputError("a leaderboard ranks the judges of one benchmark", argument="profile",
@@ -260,7 +277,7 @@ class Ranking:
                                     argument="replicates", expected=f"(n, {profile.height})", got=replicates.shape)
             reps = replicates[:, kept["_row"].to_numpy()]
         self.kept = kept.drop("_row")
-        self.level, self.seed = level, seed
+        self.level, self.seed, self.paired = level, seed, bool(paired)
         self.basis = ScoreBasis(self.kept, reps, level=level) if self.kept.height else None
         self.counts = _item_counts(self.kept)
         self.cost_of = {r["judge"]: r for r in costs.iter_rows(named=True)} if costs is not None and costs.height \
@@ -276,7 +293,7 @@ class Ranking:
             weighted = [c for c in CONDITION_IDS if w[c] > 0]
             sentence = ("Every judge was filtered out by the condition minimums; no leaderboard."
                         if filtered.height else "No judge to rank on this benchmark.")
-            return Choice(board, filtered, w, weighted, [], sentence, level=level)
+            return Choice(board, filtered, w, weighted, [], sentence, level=level, paired=self.paired)
         frame, draws = self.basis.draws(w, seed=self.seed)
         frame = frame.with_columns(pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
         keys = list(zip(frame["judge"], frame["subset"], frame["source"]))
@@ -335,11 +352,13 @@ class Ranking:
         sizes = _sample_size(draws, frame, scored, level) if len(scored) >= 2 else {}
         if sizes:
             sizes["n_items"] = board["n_items"][0] or 0
+            sizes["paired"] = self.paired
+            sizes["small"] = sizes["n_items"] < SMALL_CELL_BASE_ITEMS
             _finish_sizes(sizes)
         name = (lambda k: names.get(k, _display(*k))) if names else (lambda k: _display(*k))
         pub = any(board["published"].to_list()[: len(scored)])
-        sentence = _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, pub)
-        return Choice(board, filtered, w, unmeasured, not_sep, sentence, sizes, HOLM, level)
+        sentence = _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, pub, self.paired)
+        return Choice(board, filtered, w, unmeasured, not_sep, sentence, sizes, HOLM, level, self.paired)
 
 
 def _diff_intervals(d: np.ndarray, level: float) -> tuple[list[float], list[float]]:
@@ -380,17 +399,20 @@ def _finish_sizes(s: dict) -> None:
              more_for_parity=more_items(par, n))
 
 
-def _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, published=False) -> str:
+def _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, published=False,
+              paired=True) -> str:
     pct = f"{round(level * 100):d}%"
-    how = ("bootstrap differences, normal approximation for published judges" if published
-           else "paired bootstrap")
+    how = "paired bootstrap" if paired else "bootstrap over each judge's own items"
+    if published:
+        how = ("bootstrap differences, normal approximation for published judges" if paired
+               else f"{how}, normal approximation for published judges")
     if not scored:
         text = "No judge has a score under these weights: none has a weighted condition measured"
     else:
         lead = board.row(0, named=True)
         top = name(keys[scored[0]])
         n = lead["n_items"]
-        on = f" on these {n} items" if n else ""
+        on = (f" on these {n} items" if n else "") if paired else " (each scored on its own items)"
         if len(scored) == 1:
             text = f"For these weights {top} is the only judge with a score ({lead['score']:.1f})"
         elif not not_sep:
@@ -402,6 +424,9 @@ def _sentence(board, keys, scored, not_sep, unmeasured, filtered, name, level, p
             verb = "is" if len(tied) == 1 else "are"
             text = (f"For these weights {top} has the highest score (P(best) {lead['p_best']:.2f}); {listed} {verb} "
                     f"not separable from it{on} ({how}, {HOLM}-corrected, {pct})")
+        if len(scored) > 1 and n and n < SMALL_CELL_BASE_ITEMS:
+            text += (f"; with only {n} items (fewer than {SMALL_CELL_BASE_ITEMS}) the intervals are optimistic, "
+                     "so read this ranking as provisional")
     if unmeasured:
         verb = "is" if len(unmeasured) == 1 else "are"
         text += f"; {condition_ranges(unmeasured)} {verb} not measured on this benchmark"

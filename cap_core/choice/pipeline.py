@@ -222,8 +222,14 @@ class ChoiceInputs:
                     self._kept.pop(next(k for k in self._kept if k[0] == "ranking"))
                 s = self.settings
                 self._kept[key] = Ranking(self.rows, self.replicates, filters=tuple(filters), costs=self.costs,
-                                          level=s.level, seed=s.seed)
+                                          level=s.level, seed=s.seed, paired=self.paired)
             return self._kept[key]
+
+    @property
+    def paired(self) -> bool:
+        """The computed judges are scored on the same items: not when each is scored on its own items
+        and their item sets differ (:attr:`ItemCoverage.differ`)."""
+        return not (self.settings.items == "own" and self.coverage is not None and self.coverage.differ)
 
     @property
     def profile_table(self) -> pl.DataFrame:

@@ -118,15 +118,20 @@ def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filter
     if s:
         def n(x):
             return "not reachable" if not math.isfinite(x) else f"about {int(x):,}"
-        sizes = (f"<p>Top two differ by {s['diff']:.1f} points on {s['n_items']} items. To separate them at "
+        on = (f"on {s['n_items']} items" if s.get("paired", True)
+              else f"each on its own items ({s['n_items']} for the leader; a rough estimate)")
+        sizes = (f"<p>Top two differ by {s['diff']:.1f} points {on}. To separate them at "
                  f"{s['level']:.0%} (power {s['power']:.0%}): {n(s['more_to_separate'])} more items of this kind; "
-                 f"to show parity within ±{s['margin']:g} points: {n(s['more_for_parity'])} more.</p>")
+                 f"to show parity within ±{s['margin']:g} points: {n(s['more_for_parity'])} more."
+                 f"{' With so few items these counts are rough.' if s.get('small') else ''}</p>")
     notes = "".join(f"<li>{html.escape(t)}</li>" for t in (coverage_notes or []))
+    diffs = ("paired bootstrap differences" if choice.paired
+             else "bootstrap differences over each judge's own items")
     prov = {"benchmark": benchmark, "data fingerprint": fingerprint or "—", "CAP Studio version": studio_version(),
             "date (UTC)": when.strftime("%Y-%m-%d %H:%M"), "interval level": f"{level:g}",
             "bootstrap resamples": str(resamples), "seed": str(seed),
-            "multiple comparisons": f"{choice.correction} across every pair of judges (paired bootstrap differences; "
-                                    "difference intervals unadjusted)"}
+            "multiple comparisons": f"{choice.correction} across every pair of judges ({diffs}; difference "
+                                    "intervals unadjusted)"}
     prov_rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in prov.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>CAP Studio — judge choice on {html.escape(benchmark)}</title>

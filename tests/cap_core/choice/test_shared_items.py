@@ -98,3 +98,50 @@ def test_notebook_api_is_the_same_pipeline():
     board = cap_core.choose(_ds(), "t", {"C7": 1}, n_resamples=300)
     cli_like = run_choice(_ds(), "t", {"C7": 1}, n_resamples=300).scores
     assert board.equals(cli_like)
+
+
+def test_own_items_are_never_called_paired():
+    """Scored each on its own items (P on 10, C on 20), the differences are not paired by item: the
+    sentence, the sample-size estimate and the report say so and name no common item count."""
+    from cap_core.choice.report import html_report
+    from components.leaderboard import sample_size_text
+
+    got = run_choice(_ds(), "t", {"C7": 1}, items="own", n_resamples=300, seed=0)
+    ch = got.choice
+    assert ch.paired is False
+    assert "paired" not in ch.sentence and "each scored on its own items" in ch.sentence
+    assert "on these" not in ch.sentence
+    s = ch.sample_size
+    assert s["paired"] is False and s["n_items"] == 10  # the leader P judged 10 items
+    text = sample_size_text(s, "C", "P")
+    assert "each on its own items (10 for P)" in text and "paired" not in text
+    html = html_report(ch, got.inputs.rows, benchmark="t")
+    assert "paired bootstrap" not in html and "own items" in html
+    # the same judges on shared items are paired
+    shared = run_choice(_ds(), "t", {"C7": 1}, n_resamples=300, seed=0).choice
+    assert shared.paired is True and "paired bootstrap" in shared.sentence and "on these 10 items" in shared.sentence
+
+
+def _sep_ds(n: int) -> Dataset:
+    """``n`` items; judge G right in both orders on every item, judge W wrong in both: a difference of
+    100 points that every resample keeps."""
+    gold = ["AB"[k % 2] for k in range(n)]
+    items = pl.DataFrame({"benchmark": "t", "item_id": [f"i{k}" for k in range(n)], "gold": gold})
+    rows = [{"judge": j, "benchmark": "t", "item_id": f"i{k}", "order": o, "verdict": g if j == "G" else FLIP[g]}
+            for j in ("G", "W") for k, g in enumerate(gold) for o in ("AB", "BA")]
+    return Dataset.build(items, pl.DataFrame(rows))
+
+
+def test_few_items_make_the_sentence_provisional():
+    """Below 50 items (the small-cell threshold) a separation is still reported but called provisional,
+    and the sample-size counts are called rough; at 50 items neither caveat appears."""
+    from components.leaderboard import sample_size_text
+
+    few = run_choice(_sep_ds(8), "t", {"C7": 1}, n_resamples=200, seed=0).choice
+    assert "ahead of every other judge on these 8 items" in few.sentence
+    assert "with only 8 items (fewer than 50) the intervals are optimistic" in few.sentence
+    assert few.sample_size["small"] is True
+    assert "these counts are rough" in sample_size_text(few.sample_size, "W", "G")
+    enough = run_choice(_sep_ds(50), "t", {"C7": 1}, n_resamples=200, seed=0).choice
+    assert "ahead of every other judge on these 50 items" in enough.sentence
+    assert "provisional" not in enough.sentence and enough.sample_size["small"] is False
