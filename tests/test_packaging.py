@@ -19,18 +19,36 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """A new virtual environment with this project installed from the checkout; returns its bin/."""
-    env_dir = tmp_path_factory.mktemp("venv")
+def _deps_venv(tmp_path_factory, name: str) -> Path:
+    """A new virtual environment that sees the test environment's packages through a path line (so not
+    the test environment's own editable install of this project, whose hook a path line does not run)."""
+    env_dir = tmp_path_factory.mktemp(name)
     base = Path(os.path.realpath(sys.executable))
-    subprocess.run([str(base), "-m", "venv", str(env_dir)], check=True)
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(env_dir)], check=True)
     site = next(p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir())
     (env_dir / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" /
      "_cap_deps.pth").write_text(site + "\n")
+    return env_dir
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory) -> Path:
+    """bin/ of an environment with every dependency but not CAP Studio (a worker nobody installed it on)."""
+    env_dir = _deps_venv(tmp_path_factory, "bare")
+    probe = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import dask, distributed; import cap_core"],
+                           capture_output=True, text=True, cwd=env_dir)
+    assert "No module named 'cap_core'" in probe.stderr, probe.stderr  # the environment is what it claims
+    return env_dir / "bin"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A new virtual environment with this project installed from the checkout; returns its bin/."""
+    env_dir = _deps_venv(tmp_path_factory, "venv")
     build = tmp_path_factory.mktemp("src")
     subprocess.run(["git", "clone", "-q", str(REPO), str(build / "cap")], check=True)  # committed files only
-    got = subprocess.run([str(env_dir / "bin" / "pip"), "install", "-q", "--no-deps", str(build / "cap")],
+    got = subprocess.run([sys.executable, "-m", "pip", "--python", str(env_dir / "bin" / "python"), "install", "-q",
+                          "--no-deps", str(build / "cap")],
                          capture_output=True, text=True)
     assert got.returncode == 0, got.stderr[-2000:]
     return env_dir / "bin"
@@ -153,10 +171,10 @@ def test_dask_workers_given_the_installed_package_give_the_memory_profile(instal
     assert (tmp_path / "dask.csv").read_text() == (tmp_path / "memory.csv").read_text()
 
 
-def test_a_dask_worker_without_the_package_is_refused_in_one_line(installed, tmp_path):
-    # the test environment has every dependency but not CAP Studio itself: a worker started there cannot run
-    # the tasks (the scheduler has the package)
-    address, procs = _cluster(installed / "python", 1, tmp_path / "cluster", worker_python=Path(sys.executable))
+def test_a_dask_worker_without_the_package_is_refused_in_one_line(installed, bare, tmp_path):
+    # a worker in an environment with every dependency but not CAP Studio cannot run the tasks (the scheduler
+    # has the package)
+    address, procs = _cluster(installed / "python", 1, tmp_path / "cluster", worker_python=bare / "python")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CAP_DATA_DIR")}
     try:
         got = subprocess.run([str(installed / "cap"), "profile", "--data", str(REPO / "data" / "default"),
