@@ -107,6 +107,10 @@ def test_cap_studio_serves_the_dashboard_on_localhost(installed, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    # the command was the server: stopping it stopped the server (a child left running kept the port)
+    time.sleep(1)
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
     refused = subprocess.run([str(installed / "cap-studio"), "--server.address", "0.0.0.0"], capture_output=True,
                              text=True, cwd=tmp_path)
     assert refused.returncode == 2 and "127.0.0.1" in refused.stderr and "\n" not in refused.stderr.strip()

@@ -4,19 +4,22 @@
 the folder that holds the dashboard (:func:`cap_core.config.app_root`: the checkout, or the
 ``share/cap-studio`` folder of an installed package), so its settings (``.streamlit/config.toml``)
 and embedded data are found wherever the command is started. A ``--server.address`` given on the
-command line is refused: the server binds to localhost.
+command line is refused: the server binds to localhost. The command becomes the server process
+(``os.execv``), so a signal sent to ``cap-studio`` (Ctrl-C, a service manager's SIGTERM) reaches
+streamlit itself and leaves no server behind.
 """
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 
 __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Start the dashboard; returns streamlit's exit status (2, with one line, for a refused option)."""
+    """Start the dashboard: this process becomes the streamlit server (it returns only 2, with one line,
+    for a refused option or a missing script)."""
     from cap_core import config
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -30,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.address", "127.0.0.1", *args]
-    return subprocess.call(cmd, cwd=root)
+    os.chdir(root)
+    os.execv(sys.executable, cmd)  # no return: the server replaces this process
 
 
 if __name__ == "__main__":
