@@ -18,10 +18,12 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from cap_core.errors import CAPInputError
+from cap_core.io import copy_unpacked
 
 __all__ = ["write_uploads", "read_uploads", "detect_upload", "upload_root", "MAX_UNZIPPED_BYTES"]
 
-#: Largest total size of the files a .zip upload may unpack to (bytes).
+#: Largest total size of the files a .zip upload may unpack to (bytes); each member is also held to
+#: :data:`cap_core.io.MAX_UNPACKED_BYTES`, counted while it is unpacked.
 MAX_UNZIPPED_BYTES = 2 * 1024**3
 
 
@@ -56,6 +58,7 @@ def _unzip(data: bytes, name: str, target: Path) -> None:
         if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
             raise CAPInputError("the .zip unpacks to too much data", file=name,
                                 expected=f"at most {MAX_UNZIPPED_BYTES // 1024**3} GB", fix="zip only the tool's files")
+        total = 0
         for m in members:
             parts = PurePosixPath(m.filename.replace("\\", "/")).parts
             if not parts or m.filename.startswith("/") or ".." in parts or ":" in parts[0]:
@@ -63,8 +66,12 @@ def _unzip(data: bytes, name: str, target: Path) -> None:
                                     fix="zip the folder with relative paths")
             out = target.joinpath(*parts)
             out.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(m) as src, out.open("wb") as dst:
-                shutil.copyfileobj(src, dst)
+            with archive.open(m) as src, out.open("wb") as dst:  # counted as it unpacks: headers are not trusted
+                total += copy_unpacked(src, dst, file=name, member=m.filename, what="a member of the .zip")
+            if total > MAX_UNZIPPED_BYTES:
+                raise CAPInputError("the .zip unpacks to too much data", file=name,
+                                    expected=f"at most {MAX_UNZIPPED_BYTES // 1024**3} GB",
+                                    fix="zip only the tool's files")
 
 
 def write_uploads(files: tuple[tuple[str, bytes], ...] | list[tuple[str, bytes]], root: Path | None = None) -> Path:
