@@ -47,7 +47,7 @@ _CHUNK = 1 << 20
 
 
 def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = None,
-               what: str = "the file") -> object:
+               what: str = "the file", many: bool = False) -> object:
     """Parse one JSON document (a file, or one line of a JSON-lines file) from a user's file.
 
     The one JSON reader of the project for files it did not write itself (tool logs, baselines,
@@ -67,12 +67,17 @@ def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = 
         otherwise).
     what : str, default "the file"
         What the document is, for the message (``"the baseline file"``).
+    many : bool, default False
+        Read JSON values written one after another (separated by white space only, as
+        ``datasets``' ``to_json`` writes a list of records without brackets) and return them as
+        a list; an empty text gives an empty list.
 
     Returns
     -------
     object
         The parsed value (``NaN`` and ``Infinity`` literals are read as floats, as
-        :mod:`json` does: callers check the numbers they need).
+        :mod:`json` does: callers check the numbers they need); with ``many``, the list of
+        values in order.
 
     Raises
     ------
@@ -82,7 +87,7 @@ def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = 
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        return json.loads(text)
+        return _values(text) if many else json.loads(text)
     except UnicodeDecodeError as exc:
         raise CAPInputError(f"{what} is not UTF-8 text", file=file, row=row, expected="UTF-8 JSON",
                             got=f"byte 0x{exc.object[exc.start]:02x} at byte {exc.start}",
@@ -96,6 +101,18 @@ def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = 
         raise CAPInputError(f"JSON nested too deeply in {what}", file=file, row=row,
                             expected="lists and objects nested at most a few hundred levels deep",
                             fix="write the data without such deep nesting (no real log or table needs it)") from None
+
+
+def _values(text: str) -> list:
+    """The JSON values of ``text`` written one after another (white space between them)."""
+    dec, values, pos, end = json.JSONDecoder(), [], 0, len(text)
+    while True:
+        while pos < end and text[pos].isspace():
+            pos += 1
+        if pos >= end:
+            return values
+        value, pos = dec.raw_decode(text, pos)
+        values.append(value)
 
 
 def _too_large(file: str | None, member: str | None, limit: int, what: str) -> CAPInputError:

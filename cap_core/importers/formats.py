@@ -29,13 +29,13 @@ Options (:data:`OPTIONS`; the CLI spells them ``--gold-judge`` etc.): ``gold_jud
 from __future__ import annotations
 
 import importlib
-import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from cap_core.errors import CAPInputError, capped
+from cap_core.io import parse_json
 
 __all__ = ["ImportFormat", "FORMATS", "KINDS", "OPTIONS", "PATH_OPTIONS", "check_options", "read", "detect",
            "describe"]
@@ -253,13 +253,13 @@ def _first_record(p: Path) -> dict | None:
     obj = None
     if p.suffix == ".json":
         try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
+            obj = parse_json(text)
+        except CAPInputError:  # not JSON, or nested deeper than Python parses
             obj = None
     if obj is None:  # JSON lines (or a .json holding them): the first line
         try:
-            obj = json.loads(text.lstrip().split("\n", 1)[0])
-        except (ValueError, RecursionError):
+            obj = parse_json(text.lstrip().split("\n", 1)[0])
+        except CAPInputError:
             return None
     if isinstance(obj, list):
         obj = obj[0] if obj else None

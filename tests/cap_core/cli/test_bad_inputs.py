@@ -85,6 +85,12 @@ KINDS: list[tuple[str, list[str], str]] = [
                                                            "--out", "{T}/ds"], "deep.jsonl"),
     ("import: inspect log nested 100,000 deep", ["import", "--format", "inspect", "{X}/deep.json", "--out",
                                                  "{T}/ds"], "deep.json"),
+    ("import: rewardbench file nested 100,000 deep", ["import", "--format", "rewardbench", "{X}/deep.json",
+                                                      "--out", "{T}/ds"], "deep.json"),
+    ("import: rewardbench folder of a file nested 100,000 deep", ["import", "--format", "rewardbench",
+                                                                  "{X}/rbdeep", "--out", "{T}/ds"], "deep.json"),
+    ("import: autoj JSON lines nested 100,000 deep", ["import", "--format", "autoj", "{X}/rbdeep", "--out",
+                                                      "{T}/ds"], "deep.jsonl"),
     ("import: mtbench malformed JSON line", ["import", "--format", "mtbench", "{X}/bad.jsonl", "--out", "{T}/ds"],
      "bad.jsonl"),
     ("import: llmbar folder missing", ["import", "llmbar", "{X}/nope", "--out", "{T}/ds"], "nope"),
@@ -410,6 +416,9 @@ def _write_inputs(x: Path, d: Path) -> None:
     deep = "[" * DEEP + "]" * DEEP
     (x / "deep.json").write_text(deep)
     (x / "deep.jsonl").write_text('{"question_id": 1, "x": ' + deep + "}\n")
+    (x / "rbdeep" / "eval-set-scores" / "org").mkdir(parents=True)  # RewardBench's layout, one file
+    (x / "rbdeep" / "eval-set-scores" / "org" / "deep.json").write_text(deep)
+    (x / "rbdeep" / "deep.jsonl").write_text('{"output": ' + deep + "}\n")
     (x / "bad.jsonl").write_text('{"question_id": 1, "model": \n')
     (x / "notjson.json").write_text("{not json")
     (x / "binary.csv").write_bytes(bytes(range(256)) * 8)
