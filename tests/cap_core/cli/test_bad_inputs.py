@@ -401,7 +401,7 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("source-metrics: --data missing", ["source-metrics", "--data", "{X}/nope", "--out", "{T}/m.csv"], "nope"),
     ("source-metrics: --out replaces the data's items", ["source-metrics", "--data", "{D}", "--out",
                                                          "{D}/items.parquet"], "--out"),
-    ("source-metrics: data without LLMBar or JudgeBench", ["source-metrics", "--data", str(ROOT / "data" / "pandalm"),
+    ("source-metrics: data without a source of its own metrics", ["source-metrics", "--data", str(ROOT / "data" / "pandalm"),
                                                            "--out", "{T}/m.csv"], "pandalm"),
 ]
 
