@@ -40,8 +40,8 @@ from cap_core.io import read_table
 __all__ = ["Verdict", "Tally", "canonical_pair", "short_hash", "resolve_gold", "build_tool_dataset",
            "repeats_notice", "judge_files", "read_each", "GOLD_FIX"]
 
-GOLD_FIX = ("pass --gold-judge PATTERN (reference judges in these files, e.g. 'expert_*' or 'humans'; "
-            "their majority becomes gold) or --gold FILE (a table with item_id and gold A/B)")
+GOLD_FIX = ("give --gold-judge a pattern naming reference judges of these files (e.g. 'expert_*' or 'humans'; "
+            "their majority becomes gold) or --gold a table with item_id and gold (A/B)")
 
 
 @dataclass
@@ -230,7 +230,8 @@ def repeats_notice(repeats: Counter) -> str:
 
 
 def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gold_judge: str | None = None,
-                       gold_path: Path | str | None = None, notices: list[str] | None = None) -> Dataset:
+                       gold_path: Path | str | None = None, notices: list[str] | None = None,
+                       path: Path | str | None = None) -> Dataset:
     """Items, judgments and declarations from parsed records (see the module docstring).
 
     Items without gold are kept with a null gold (counted in a notice): they count in the
@@ -245,11 +246,22 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
     Dataset
         Validated tables (:mod:`cap_core.schema`); ``notices`` hold the tallies.
 
+    Parameters
+    ----------
+    path : path, optional
+        What was read (named in the errors).
+
     Raises
     ------
     CAPInputError
-        From :func:`resolve_gold`, or no judgment left to profile.
+        No record at all (an empty file: ``path`` named); from :func:`resolve_gold`; no
+        judgment left to profile once the reference judges are set aside (naming the gold
+        option given).
     """
+    if not records:
+        raise CAPInputError(f"no judgment in the {source} files", file=None if path is None else str(path),
+                            expected="the tool's judgment records", got="no record (an empty file?)",
+                            fix="give the files the tool wrote, with their records")
     notes = list(notices or [])
     gold, keep, more = resolve_gold(records, gold_judge=gold_judge, gold_path=gold_path, source=source)
     notes += more
@@ -280,8 +292,10 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
         notes.append(f"{source}: {dup} repeated judgments (same judge, item and order) left out; the first was kept. "
                      + repeats_notice(repeats))
     if not judg:
-        raise CAPInputError(f"no judgment left to profile in the {source} files", argument="--gold-judge",
-                            expected="judgments of items that have a gold label",
+        raise CAPInputError(f"no judgment left to profile in the {source} files",
+                            file=None if path is None else str(path),
+                            argument="--gold-judge" if gold_judge else "--gold",
+                            expected="judgments of items that are not the reference judges' own",
                             fix="check that the gold labels name the items of these files; " + GOLD_FIX)
     notes += tally.notices()
     orders = defaultdict(set)

@@ -218,7 +218,8 @@ def import_alpacaeval(path: Path | str, *, gold_judge: str | None = None, gold: 
         notes.append(f"AlpacaEval: {len(same)} annotations compare two identical outputs ({k} of them a generator "
                      "against itself" + (": " + ", ".join(selves[:6]) if selves else "") + "): AlpacaEval scores "
                      "them a draw (1.5) without asking the annotator; they are kept as ties.")
-    ds = build_tool_dataset(records, tally, source="AlpacaEval", gold_judge=gold_judge, gold_path=gold, notices=notes)
+    ds = build_tool_dataset(records, tally, source="AlpacaEval", gold_judge=gold_judge, gold_path=gold, notices=notes,
+                            path=path)
     text = pl.DataFrame(texts, schema={"benchmark": pl.String, "item_id": pl.String, "question": pl.String,
                                        "response_a": pl.String, "response_b": pl.String, "author_a": pl.String,
                                        "author_b": pl.String, "len_a": pl.Int64, "len_b": pl.Int64})

@@ -229,7 +229,7 @@ def import_autoj(path: Path | str) -> Dataset:
         notes.append(f"Auto-J: {ties} of {len(source)} pairs are labelled a tie by the annotators: CAP's gold is "
                      "A or B, so they have no gold (Auto-J's own agreement counts a tie prediction right on them: "
                      "`source-metrics` gives it).")
-    return build_tool_dataset(records, tally, source="Auto-J", notices=notes)
+    return build_tool_dataset(records, tally, source="Auto-J", notices=notes, path=path)
 
 
 def autoj_agreement(path: Path | str) -> pl.DataFrame:

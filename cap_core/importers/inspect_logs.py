@@ -266,4 +266,4 @@ def import_inspect(path: Path | str, *, gold_judge: str | None = None, gold: Pat
                         skip=lambda f: f.name.startswith("logs.json"))
     records, notices = read_each(files, lambda f: read_log(f, tally), source="inspect")
     return build_tool_dataset(records, tally, source="inspect", gold_judge=gold_judge, gold_path=gold,
-                              notices=notices)
+                              notices=notices, path=path)
