@@ -140,7 +140,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
     sm = sub.add_parser("summary", help="per judge: items received, verdicts, tie and unparsed rates (no gold needed)")
     sm.add_argument("--data", type=Path, required=True)
-    sm.add_argument("--out", type=output_file, required=True)
+    sm.add_argument("--out", type=output_file, help="CSV to write (default: print it, as source-metrics does)")
 
     for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv), ("summary", sm)):
         parser.set_defaults(handler=_VERBS[name])
@@ -267,6 +267,10 @@ def _summary(args: argparse.Namespace) -> str:
     from cap_core.dataset import load_dataset
 
     out = verdict_summary(load_dataset(args.data))
+    if args.out is None:
+        from cap_core.export import to_csv_bytes
+
+        return to_csv_bytes(out).decode("utf-8").rstrip("\n")
     write_csv(out, args.out)
     return f"wrote {out.height} judge rows (items received, tie and unparsed rates) to {args.out}"
 
