@@ -42,7 +42,7 @@ __all__ = ["import_alpacaeval", "preference_verdict", "read_annotations"]
 
 _REQUIRED = ("instruction", "generator_1", "generator_2", "annotator", "preference")
 _MEANING = {"A": "output_1 preferred", "B": "output_2 preferred", "tie": "draw",
-            "unparsed": "not a preference, dropped"}
+            "unparsed": "not a preference: counted as unparsed"}
 _NAMES = ("annotations.json", "annotations.json.gz")
 
 

@@ -367,3 +367,17 @@ def test_a_file_outside_the_results_layout_is_not_checked(tmp_path):
     ds = import_alpacaeval(own.parent)
     assert not any("name another model" in n for n in ds.notices)
     assert not any("repeated judgments" in n for n in ds.notices)
+
+
+def test_a_value_that_is_no_preference_is_an_unparsed_verdict_and_the_notice_says_so(tmp_path):
+    """By hand: 0 is an old file's draw, 2 output_2; "x", 3 and null are no preference. They are kept as
+    unparsed verdicts (CAP's unparsed rate counts them); the notice said they were dropped."""
+    recs = [{"instruction": f"instruction {i}", "output_1": "base", "generator_1": "zz_baseline", "output_2": "m",
+             "generator_2": "m", "annotator": "judge", "preference": p} for i, p in enumerate([0, 2, "x", 3, None])]
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(recs))
+    ds = import_alpacaeval(path)
+    assert ds.judgments["verdict"].to_list() == ["tie", "B", "unparsed", "unparsed", "unparsed"]
+    note = next(n for n in ds.notices if "judge judge:" in n)
+    assert "0 A, 1 B, 1 tie, 3 unparsed" in note
+    assert "x = not a preference: counted as unparsed x1" in note and "dropped" not in note
