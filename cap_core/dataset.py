@@ -6,6 +6,11 @@ A dataset directory holds three Parquet files written by the importers:
 - ``judgments.parquet`` — :data:`cap_core.schema.JUDGMENTS_SCHEMA`
 - ``declarations.parquet`` — :data:`cap_core.schema.DECLARATION_SCHEMA`
 - ``notices.txt`` — optional; the importers' remarks, one per line, UTF-8
+- ``texts.parquet`` — optional; the items' texts (:data:`cap_core.schema.ITEM_TEXT_SCHEMA`)
+
+:data:`DATASET_FILES` lists these names (and :data:`JUDGMENT_PARTS` the folder of judgments
+Parquet parts the streamed engine reads instead of ``judgments.parquet``); the CLI refuses an
+output at any of them inside an input dataset folder (:func:`cap_core.cli.options.check_paths`).
 
 Several benchmarks may live in one directory (the ``benchmark`` column tells them
 apart). No benchmark text is stored: ids, categories, gold labels, verdicts, scores
@@ -30,9 +35,16 @@ from cap_core.schema import (
     validate_texts,
 )
 
-__all__ = ["Dataset", "load_dataset", "save_dataset", "concat_datasets"]
+__all__ = ["Dataset", "load_dataset", "save_dataset", "concat_datasets", "DATASET_FILES", "JUDGMENT_PARTS"]
 
 _FILES = ("items", "judgments", "declarations")
+_NOTICES = "notices.txt"
+_TEXTS = "texts.parquet"
+#: Every file a dataset folder is read from (:func:`load_dataset`) and written to (:func:`save_dataset`).
+DATASET_FILES: tuple[str, ...] = (*(f"{name}.parquet" for name in _FILES), _TEXTS, _NOTICES)
+#: The folder of judgments Parquet parts read in place of ``judgments.parquet``
+#: (:func:`cap_core.profile.engine_stream.judgment_files`).
+JUDGMENT_PARTS = "judgments"
 
 
 @dataclass(frozen=True)
@@ -181,11 +193,11 @@ def save_dataset(ds: Dataset, path: str | Path) -> Path:
         for name in _FILES:
             write_file(out / f"{name}.parquet", parquet(getattr(ds, name)))
         if ds.notices:
-            write_file(out / "notices.txt", "\n".join(ds.notices) + "\n")
+            write_file(out / _NOTICES, "\n".join(ds.notices) + "\n")
         if ds.texts is not None:
-            write_file(out / "texts.parquet", parquet(ds.texts))
+            write_file(out / _TEXTS, parquet(ds.texts))
         else:  # a folder reused for text-free data keeps no stale texts
-            remove_file(out / "texts.parquet")
+            remove_file(out / _TEXTS)
     except OSError as exc:
         raise CAPInputError(
             "cannot write the dataset directory",
@@ -254,13 +266,13 @@ def load_dataset(path: str | Path) -> Dataset:
             raise CAPInputError(
                 "file is not readable Parquet", file=str(f), got=type(exc).__name__, fix="re-run the importer"
             ) from None
-    notes_file = root / "notices.txt"
+    notes_file = root / _NOTICES
     notices = _read_notices(notes_file) if notes_file.is_file() else ()
     declarations = validate_declarations(frames["declarations"], file=str(root / "declarations.parquet"))
     items = validate_items(frames["items"], file=str(root / "items.parquet"), variants=declared_variants(declarations))
     judgments = validate_judgments(frames["judgments"], items, file=str(root / "judgments.parquet"))
     texts = None
-    texts_file = root / "texts.parquet"
+    texts_file = root / _TEXTS
     if texts_file.is_file():
         try:
             raw = pl.read_parquet(texts_file)

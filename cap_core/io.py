@@ -17,7 +17,8 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["read_table", "decode_text", "parse_json", "SUPPORTED_EXTENSIONS", "MAX_JSON_DEPTH"]
+__all__ = ["read_table", "decode_text", "parse_json", "read_unpacked", "copy_unpacked", "SUPPORTED_EXTENSIONS",
+           "MAX_JSON_DEPTH", "MAX_UNPACKED_BYTES"]
 
 #: Extension -> format handled by :func:`read_table`.
 SUPPORTED_EXTENSIONS: dict[str, str] = {
@@ -36,10 +37,17 @@ _FALLBACK_ENCODINGS = ("cp1252", "latin-1")
 #: field nested a few hundred deep, and Python's json stops near a thousand.
 MAX_JSON_DEPTH = 16
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+#: Most bytes one decompressed file may unpack to: a ``.json.gz``, a member of an inspect ``.eval`` log
+#: (a ZIP archive), a member of an uploaded ``.zip`` (and so an archive inside it). The largest real file
+#: a reader meets is an AlpacaEval ``annotations.json`` of a few tens of MB; the JSON readers hold a file
+#: and its parsed objects in memory (several times its size), so 256 MiB keeps a reader's peak near a
+#: few GB at worst, while a 1.4 MB zip or gzip "bomb" would otherwise unpack to 1.5 GB and more.
+MAX_UNPACKED_BYTES = 256 * 1024**2
+_CHUNK = 1 << 20
 
 
 def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = None,
-               what: str = "the file") -> object:
+               what: str = "the file", many: bool = False) -> object:
     """Parse one JSON document (a file, or one line of a JSON-lines file) from a user's file.
 
     The one JSON reader of the project for files it did not write itself (tool logs, baselines,
@@ -59,12 +67,17 @@ def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = 
         otherwise).
     what : str, default "the file"
         What the document is, for the message (``"the baseline file"``).
+    many : bool, default False
+        Read JSON values written one after another (separated by white space only, as
+        ``datasets``' ``to_json`` writes a list of records without brackets) and return them as
+        a list; an empty text gives an empty list.
 
     Returns
     -------
     object
         The parsed value (``NaN`` and ``Infinity`` literals are read as floats, as
-        :mod:`json` does: callers check the numbers they need).
+        :mod:`json` does: callers check the numbers they need); with ``many``, the list of
+        values in order.
 
     Raises
     ------
@@ -74,7 +87,7 @@ def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = 
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        return json.loads(text)
+        return _values(text) if many else json.loads(text)
     except UnicodeDecodeError as exc:
         raise CAPInputError(f"{what} is not UTF-8 text", file=file, row=row, expected="UTF-8 JSON",
                             got=f"byte 0x{exc.object[exc.start]:02x} at byte {exc.start}",
@@ -88,6 +101,88 @@ def parse_json(text: str | bytes, *, file: str | None = None, row: int | None = 
         raise CAPInputError(f"JSON nested too deeply in {what}", file=file, row=row,
                             expected="lists and objects nested at most a few hundred levels deep",
                             fix="write the data without such deep nesting (no real log or table needs it)") from None
+
+
+def _values(text: str) -> list:
+    """The JSON values of ``text`` written one after another (white space between them)."""
+    dec, values, pos, end = json.JSONDecoder(), [], 0, len(text)
+    while True:
+        while pos < end and text[pos].isspace():
+            pos += 1
+        if pos >= end:
+            return values
+        value, pos = dec.raw_decode(text, pos)
+        values.append(value)
+
+
+def _too_large(file: str | None, member: str | None, limit: int, what: str) -> CAPInputError:
+    return CAPInputError(
+        f"{what} unpacks to more than {limit / 1024**2:,.0f} MiB", file=file, column=member,
+        expected=f"at most {limit:,} bytes once decompressed (cap_core.io.MAX_UNPACKED_BYTES)",
+        fix="pass the uncompressed file, or split it: no real log or table this large is compressed this "
+            "much (a tiny archive that unpacks to gigabytes is a decompression bomb)")
+
+
+def read_unpacked(stream, *, file: str | None = None, member: str | None = None,
+                  limit: int | None = None, what: str = "a compressed file") -> bytes:
+    """Read a decompressing stream whole, stopping as soon as it passes ``limit`` bytes.
+
+    The one bound on every decompression the readers do (:data:`MAX_UNPACKED_BYTES`): the
+    bytes are counted as they come out of the decompressor, so neither a size a ZIP or gzip
+    header declares nor the compressed size is trusted.
+
+    Parameters
+    ----------
+    stream : binary file-like
+        A decompressing reader (``gzip.open``, ``zipfile.ZipFile.open``, a zstandard stream reader).
+    file : str, optional
+        The file it comes from (named in the error).
+    member : str, optional
+        The archive member (named in the error as its column).
+    limit : int, optional
+        Bytes allowed (default :data:`MAX_UNPACKED_BYTES`).
+    what : str
+        What is read, for the message.
+
+    Returns
+    -------
+    bytes
+        At most ``limit`` bytes: the whole decompressed content.
+
+    Raises
+    ------
+    CAPInputError
+        The content passes ``limit`` bytes (naming the file, the member and the limit).
+    """
+    limit = MAX_UNPACKED_BYTES if limit is None else int(limit)
+    chunks, total = [], 0
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            raise _too_large(file, member, limit, what)
+        chunks.append(chunk)
+
+
+def copy_unpacked(stream, target, *, file: str | None = None, member: str | None = None,
+                  limit: int | None = None, what: str = "a compressed file") -> int:
+    """Copy a decompressing stream into the binary file ``target`` under the bound of :func:`read_unpacked`.
+
+    Returns the bytes copied; raises :class:`CAPInputError` (as :func:`read_unpacked`) once the
+    copy passes ``limit`` (the part written so far stays for the caller to remove).
+    """
+    limit = MAX_UNPACKED_BYTES if limit is None else int(limit)
+    total = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return total
+        total += len(chunk)
+        if total > limit:
+            raise _too_large(file, member, limit, what)
+        target.write(chunk)
 
 
 def decode_text(raw: bytes, name: str) -> tuple[str, list[str]]:

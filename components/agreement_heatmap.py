@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from components.labels import figure_texts
 from components.plotting import go
 
 __all__ = ["agreement_heatmap"]
@@ -16,7 +17,8 @@ def agreement_heatmap(matrix: pl.DataFrame, value: str = "kappa") -> go.Figure:
     look = {(r, c): v for r, c, v in matrix.select("row", "col", value).iter_rows()}
     z = [[look.get((r, c)) for c in names] for r in names]
     text = [[("" if v is None else f"{v:.2f}" if value == "kappa" else f"{v:.0f}%") for v in row] for row in z]
-    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, text=text, texttemplate="%{text}", colorscale="Blues",
+    shown = figure_texts(names)  # names from data drawn as text
+    fig = go.Figure(go.Heatmap(z=z, x=shown, y=shown, text=text, texttemplate="%{text}", colorscale="Blues",
                                zmin=0 if value == "agreement" else -1, zmax=100 if value == "agreement" else 1))
     fig.update_layout(margin=dict(l=40, r=20, t=30, b=40), yaxis_autorange="reversed")
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from components.labels import figure_text, figure_texts
 from components.plotting import go
 
 __all__ = ["audit_bars_figure", "audit_display_table", "length_drilldown", "published_vs_computed"]
@@ -32,17 +33,17 @@ def audit_bars_figure(table: pl.DataFrame, mode: str) -> go.Figure:
     fig = go.Figure()
     for pred in rows["predictor"].unique(maintain_order=True).to_list():
         r = rows.filter(pl.col("predictor") == pred)
-        sets = r["label_set"].to_list()
+        sets = figure_texts(r["label_set"].to_list())  # label-set names (uploads) drawn as text
         if r["null_p95"].null_count() < r.height:
             fig.add_bar(x=sets, y=(r["null_p95"] - r["null_mean"]).to_list(), base=r["null_mean"].to_list(),
                         offsetgroup=pred, marker_color="rgba(120,120,120,0.45)", width=0.25,
                         name="null band (mean to 95th pct.)", legendgroup="null", showlegend=pred == rows["predictor"][0],
                         hovertemplate="null %{base:.3g} to 95th pct.<extra></extra>")
-        fig.add_bar(x=sets, y=r["score"].to_list(), offsetgroup=pred, name=pred, width=0.25,
+        fig.add_bar(x=sets, y=r["score"].to_list(), offsetgroup=pred, name=figure_text(pred), width=0.25,
                     marker_color=_COLOURS.get(pred, "#7f7f7f"), opacity=0.85,
                     marker_pattern_shape=["" if c else "/" for c in r["clears_null"].fill_null(False)],
-                    customdata=r.select("p_value", "verdict").rows(),
-                    hovertemplate=pred + ": %{y:.3g}<br>p = %{customdata[0]:.3f}<br>%{customdata[1]}<extra></extra>")
+                    customdata=list(zip(r["p_value"].to_list(), figure_texts(r["verdict"].to_list()))),
+                    hovertemplate=figure_text(pred) + ": %{y:.3g}<br>p = %{customdata[0]:.3f}<br>%{customdata[1]}<extra></extra>")
     chance = 50.0 if mode == "paired" else 0.0
     # the label sits right of the plot area, on the line's level: never over a bar
     fig.add_hline(y=chance, line_dash="dot", line_color="black", annotation_text=f"chance ({chance:g})",

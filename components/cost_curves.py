@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from components.colors import judge_colour
+from components.labels import figure_text, figure_texts
 from components.plotting import go
 
 __all__ = ["cascade_curve_figure", "pareto_figure", "pareto_front"]
@@ -20,7 +21,7 @@ def cascade_curve_figure(curves: dict[str, pl.DataFrame], point: dict | None = N
     fig = go.Figure()
     for fb, c in curves.items():
         fig.add_trace(go.Scatter(x=c["usd_per_1000"].to_list(), y=c["accuracy"].to_list(), mode="lines",
-                                 name=f"via {fb}", line=dict(color=judge_colour(fb)), customdata=list(zip(c["tau"], c["deferral_pct"])),
+                                 name=figure_text(f"via {fb}"), line=dict(color=judge_colour(fb)), customdata=list(zip(c["tau"], c["deferral_pct"])),
                                  hovertemplate="τ %{customdata[0]:.3f}, deferred %{customdata[1]:.0f}%<br>"
                                                "%{y:.1f}% at $%{x:.2f} / 1,000<extra></extra>"))
     if point is not None:
@@ -65,7 +66,7 @@ def pareto_figure(points: pl.DataFrame) -> go.Figure:
     for kind in points["kind"].unique(maintain_order=True).to_list():
         sub = points.filter(pl.col("kind") == kind).drop_nulls("usd_per_1000")
         fig.add_trace(go.Scatter(x=sub["usd_per_1000"].to_list(), y=sub["accuracy"].to_list(), mode="markers",
-                                 name=kind, text=sub["entry"].to_list(),
+                                 name=figure_text(kind), text=figure_texts(sub["entry"].to_list()),
                                  hovertemplate="%{text}<br>%{y:.1f}% at $%{x:.2f} / 1,000<extra></extra>"))
     front = pareto_front(points)
     fig.add_trace(go.Scatter(x=front["usd_per_1000"].to_list(), y=front["accuracy"].to_list(), mode="lines",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from cap_core.schema import CONDITION_IDS, CONDITIONS, STATUSES
+from components.labels import figure_text, figure_texts
 from components.plotting import go
 
 __all__ = ["STATUS_COLOURS", "STATUS_ABBREV", "coverage_heatmap"]
@@ -67,7 +68,8 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
             zr.append(code.get(status, len(STATUSES) - 1))
             tr.append(STATUS_ABBREV.get(status, status) + mark)
             op = (cell.get("operator") if cell else None) or "not measured"
-            hr.append(f"{b} · {c} {CONDITIONS[c][0]}<br>{status}{mark}<br>{op}")
+            hr.append(f"{figure_text(b)} · {c} {CONDITIONS[c][0]}<br>{figure_text(status)}{mark}"
+                      f"<br>{figure_text(op)}")
         z.append(zr)
         text.append(tr)
         hover.append(hr)
@@ -75,7 +77,7 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
         go.Heatmap(
             z=z,
             x=list(CONDITION_IDS),
-            y=benches,
+            y=figure_texts(benches),  # benchmark names from data drawn as text
             text=text,
             texttemplate="%{text}",
             textfont=dict(size=13),
@@ -97,7 +99,7 @@ def coverage_heatmap(coverage: pl.DataFrame, *, title: str | None = None) -> go.
             )
         )
     fig.update_layout(
-        title=title,
+        title=figure_text(title),
         xaxis=dict(type="category", categoryorder="array", categoryarray=list(CONDITION_IDS), side="top"),
         yaxis=dict(type="category", autorange="reversed"),
         legend=dict(orientation="h", y=-0.05, yanchor="top", title="coverage status"),

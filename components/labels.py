@@ -1,4 +1,9 @@
-"""How one profile entry (judge, subset, source) is named in the dashboard."""
+"""How one profile entry (judge, subset, source) is named in the dashboard.
+
+Widgets and tables show a label as it is; a figure shows it through :func:`figure_text` (the one
+rule, :mod:`cap_core.figure_text`, re-exported here for the figure builders), so a name holding
+plotly's markup (``<a href=…>``) is drawn as text.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,9 @@ from typing import Iterable
 
 import polars as pl
 
-__all__ = ["LABEL_WIDTH", "entry_label", "with_labels", "short_label", "short_labels"]
+from cap_core.figure_text import figure_text, figure_texts
+
+__all__ = ["LABEL_WIDTH", "entry_label", "with_labels", "short_label", "short_labels", "figure_text", "figure_texts"]
 
 #: Longest label drawn in a legend, hover box, axis or widget option (characters).
 LABEL_WIDTH = 60

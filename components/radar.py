@@ -7,7 +7,7 @@ import polars as pl
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
 from components.colors import judge_colour
-from components.labels import short_labels
+from components.labels import figure_text, short_labels
 from components.plotting import go
 
 __all__ = ["radar_figure", "radar_rows", "AXIS_ORDER", "RADAR_SCALE", "MARKER_SYMBOLS"]
@@ -121,7 +121,7 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         ci = _intervals(sub)
         text = [ci.get(c, "") for c in AXIS_ORDER]
         text.append(text[0])
-        name = shown[label]
+        name = figure_text(shown[label])  # a name from data drawn as text
         colour = judge_colour(label)
         fig.add_trace(
             go.Scatterpolar(
@@ -137,7 +137,7 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
             )
         )
     fig.update_layout(
-        title=title,
+        title=figure_text(title),
         polar=dict(
             radialaxis=dict(
                 range=[0, 100], tickvals=[25, 50, 75, 100], showticklabels=False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from components.colors import judge_colour
-from components.labels import short_labels
+from components.labels import figure_text, short_labels
 from components.plotting import go
 
 __all__ = ["score_bars_figure"]
@@ -31,7 +31,7 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
         margin leaves room for one at 100%.
     """
     s = scores.filter(pl.col("score").is_not_null()).sort("score", descending=False)
-    shown = short_labels(s[label_col].to_list())
+    shown = {k: figure_text(v) for k, v in short_labels(s[label_col].to_list()).items()}  # drawn as text
     fig = go.Figure(
         go.Bar(
             x=s["score"].to_list(),
@@ -55,7 +55,7 @@ def score_bars_figure(scores: pl.DataFrame, *, label_col: str = "label", title: 
              for label, high, p in zip(s[label_col].to_list(), s["ci_high"].to_list(), s["p_best"].to_list())
              if p is not None]
     fig.update_layout(
-        title=title,
+        title=figure_text(title),
         annotations=notes,
         xaxis=dict(range=[0, 100], title="weighted score (%)"),
         margin=dict(l=10, r=110, t=50 if title else 20, b=40),

@@ -7,6 +7,7 @@ import math
 
 import polars as pl
 
+from components.labels import figure_texts
 from components.plotting import go
 
 __all__ = ["axis_bars_figure", "BAR_MEASURES"]
@@ -33,7 +34,7 @@ def axis_bars_figure(points: pl.DataFrame) -> go.Figure:
         so a missing S never reads as a flip rate of 0.
     """
     fig = go.Figure()
-    judges = points["judge"].to_list()
+    judges = figure_texts(points["judge"].to_list())  # names from data drawn as text
     for name, col in BAR_MEASURES.items():
         vals = [None if v is None or math.isnan(v) else 100 * (1 - v if col == "S" else v) for v in points[col].to_list()]
         if col == "S":

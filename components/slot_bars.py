@@ -7,6 +7,7 @@ import math
 import polars as pl
 
 from components.colors import judge_colour
+from components.labels import figure_text
 from components.plotting import go
 
 __all__ = ["slot_bars_figure"]
@@ -37,8 +38,8 @@ def slot_bars_figure(table: pl.DataFrame, published: pl.DataFrame | None = None)
     slots = table["slot"].unique(maintain_order=True).to_list()
     if published is not None:
         slots += [s for s in published["slot"].to_list() if s not in slots]
-    labels = {r["slot"]: f"{r['slot']} ({r['measure']})" for r in table.iter_rows(named=True)}
-    labels.update({s: f"{s} (R)" for s in slots if s not in labels})
+    labels = {r["slot"]: figure_text(f"{r['slot']} ({r['measure']})") for r in table.iter_rows(named=True)}
+    labels.update({s: figure_text(f"{s} (R)") for s in slots if s not in labels})
     fig = go.Figure()
     for judge in table["judge"].unique(maintain_order=True).to_list():
         t = table.filter(pl.col("judge") == judge)
@@ -46,11 +47,11 @@ def slot_bars_figure(table: pl.DataFrame, published: pl.DataFrame | None = None)
         lo = [None if v is None or _num(c) is None else v - _num(c) for v, c in zip(vals, t["ci_low"].to_list())]
         hi = [None if v is None or _num(c) is None else _num(c) - v for v, c in zip(vals, t["ci_high"].to_list())]
         fig.add_trace(go.Bar(
-            y=[labels[s] for s in t["slot"].to_list()], x=vals, name=judge, orientation="h",
+            y=[labels[s] for s in t["slot"].to_list()], x=vals, name=figure_text(judge), orientation="h",
             error_x=dict(type="data", symmetric=False, array=hi, arrayminus=lo, thickness=1),
             marker_pattern_shape=["/" if m == "flip rate" else "" for m in t["measure"].to_list()],
             marker_color=judge_colour(judge),
-            hovertemplate="%{y}: %{x:.1f}%<extra>" + judge + "</extra>"))
+            hovertemplate="%{y}: %{x:.1f}%<extra>" + figure_text(judge) + "</extra>"))
     if published is not None and published.height:
         fig.add_trace(go.Scatter(
             y=[labels[s] for s in published["slot"].to_list()], x=[_num(v) for v in published["R"].to_list()],

@@ -56,7 +56,10 @@ def source_metrics_view(frame: pl.DataFrame, *, judges: list[str] | None = None,
 def source_metrics_summary(frame: pl.DataFrame) -> str:
     """One sentence: how many source figures there are and how many differ from CAP's."""
     if frame.height == 0:
-        return "No LLMBar, JudgeBench, AlpacaEval or score-giving judge in the loaded data: no source metric to show."
+        from cap_core.analyses.source_metrics import SOURCES
+
+        return (f"No judge of {', '.join(SOURCES)} in the loaded data: no source metric to show "
+                "(RewardBench's accuracy needs judges that give scores).")
     differ = frame.filter(pl.col("reason") != "").height
     judges = frame.get_column("judge").n_unique()
     return (f"{frame.height} source figures for {judges} judges; {differ} differ from CAP's value, "

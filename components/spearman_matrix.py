@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from components.labels import figure_text, figure_texts
 from components.plotting import go
 
 __all__ = ["spearman_matrix", "ranked_blocks"]
@@ -60,9 +61,11 @@ def spearman_matrix(pairs: pl.DataFrame, a: str, b: str, title: str) -> go.Figur
         cell[(r[a], r[b])] = cell[(r[b], r[a])] = (r["rho"], f"{txt}<br>n={r['n_judges']}")
     z = [[1.0 if x == y else cell.get((x, y), (None, ""))[0] for y in names] for x in names]
     text = [["—" if x == y else cell.get((x, y), (None, ""))[1] for y in names] for x in names]
-    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, text=text, texttemplate="%{text}", zmin=-1, zmax=1,
+    shown = figure_texts(names)  # names from data drawn as text
+    fig = go.Figure(go.Heatmap(z=z, x=shown, y=shown, text=text, texttemplate="%{text}", zmin=-1, zmax=1,
                                colorscale="RdBu", colorbar={"title": "ρ"},
                                hovertemplate="%{y} vs %{x}: %{text}<extra></extra>"))
-    fig.update_layout(title=title, height=160 + 48 * len(names), margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title=figure_text(title), height=160 + 48 * len(names),
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     fig.update_yaxes(autorange="reversed")
     return fig

@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from components.colors import judge_colour
+from components.labels import figure_text
 from components.plotting import go
 
 __all__ = ["frontier_figure", "QUADRANT_COLOURS"]
@@ -71,14 +72,15 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
     ok = sweep.filter(pl.col("S").is_not_nan() & pl.col("R").is_not_nan())
     for k, judge in enumerate(sorted(ok["judge"].unique().to_list())):
         c = judge_colour(judge)
+        shown = figure_text(judge)  # a name from data drawn as text
         j = ok.filter(pl.col("judge") == judge)
         v = j.filter(pl.col("on_hull")).sort(["S", "R"], descending=[True, False])
         fig.add_trace(go.Scatter(x=j["S"].to_list(), y=j["R"].to_list(), mode="markers", opacity=0.35,
-                                 marker=dict(color=c, size=5), name=f"{judge}: every τ", legendgroup=judge,
+                                 marker=dict(color=c, size=5), name=f"{shown}: every τ", legendgroup=shown,
                                  showlegend=False, customdata=j["tau"].to_list(),
                                  hovertemplate="τ=%{customdata:.3g}<br>S=%{x:.1f}% R=%{y:.1f}%<extra></extra>"))
-        fig.add_trace(go.Scatter(x=v["S"].to_list(), y=v["R"].to_list(), mode="lines+markers", legendgroup=judge,
-                                 line=dict(color=c), marker=dict(color=c, size=7), name=f"{judge} frontier",
+        fig.add_trace(go.Scatter(x=v["S"].to_list(), y=v["R"].to_list(), mode="lines+markers", legendgroup=shown,
+                                 line=dict(color=c), marker=dict(color=c, size=7), name=f"{shown} frontier",
                                  customdata=v["tau"].to_list(),
                                  hovertemplate="vertex τ=%{customdata:.3g}<br>S=%{x:.1f}% R=%{y:.1f}%<extra></extra>"))
         for frame, sym, size, label in ((matched, "circle-open", 20, "matched S"),
@@ -86,7 +88,7 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
             row = frame.filter(pl.col("judge") == judge)
             if row.height:
                 fig.add_trace(go.Scatter(x=row["S"].to_list(), y=row["R"].to_list(), mode="markers",
-                                         legendgroup=judge, showlegend=False, name=f"{judge} {label}",
+                                         legendgroup=shown, showlegend=False, name=f"{shown} {label}",
                                          marker=dict(symbol=sym, size=size, color=c, line=dict(width=2, color=c)),
                                          hovertemplate=f"{label} τ={row['tau'][0]:.3g}<br>"
                                                        "S=%{x:.1f}% R=%{y:.1f}%<extra></extra>"))
@@ -94,7 +96,7 @@ def frontier_figure(sweep: pl.DataFrame, matched: pl.DataFrame, selected: pl.Dat
         # names in the hover, not as fixed labels: published points sit close together and labels collide
         fig.add_trace(go.Scatter(x=published["S"].to_list(), y=published["R"].to_list(), mode="markers",
                                  marker=dict(symbol="x", size=9, color="black"), name="published (Validity Table 5)",
-                                 text=[j.split("/")[-1] for j in published["judge"].to_list()],
+                                 text=[figure_text(j.split("/")[-1]) for j in published["judge"].to_list()],
                                  hovertemplate="%{text} (published)<br>S=%{x:.1f}% R=%{y:.1f}%<extra></extra>"))
     xs = ok["S"].to_list() + (published["S"].to_list() if published is not None else [])
     lo = max(-2, min(xs + [s_high]) - 3) if zoom and xs else -2

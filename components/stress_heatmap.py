@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from components.colors import judge_colour
-from components.labels import short_labels
+from components.labels import figure_text, figure_texts, short_labels
 from components.plotting import go
 
 __all__ = ["stress_interval_figure", "stress_heatmap", "stress_mean_bars"]
@@ -29,7 +29,8 @@ def stress_heatmap(deltas: pl.DataFrame, per_judge: pl.DataFrame) -> go.Figure:
     text = [["" if val.get((j, c)) is None else f"{val[(j, c)]:+.1f}{' ★' if c in dom.get(j, ()) else ''}"
              for c in conds] for j in judges]
     peak = max((abs(v) for v in val.values()), default=1.0) or 1.0
-    fig = go.Figure(go.Heatmap(z=z, x=conds, y=judges, text=text, texttemplate="%{text}", colorscale="RdBu_r",
+    # judge and condition names come from data: drawn as text
+    fig = go.Figure(go.Heatmap(z=z, x=figure_texts(conds), y=figure_texts(judges), text=text, texttemplate="%{text}", colorscale="RdBu_r",
                                zmin=-peak, zmax=peak, colorbar={"title": "δ (points)"},
                                hovertemplate="%{y} %{x}: δ %{z:.1f} points<extra></extra>"))
     fig.update_layout(title="δ = base − stressed (points; positive = worse under stress; ★ dominant channel)",
@@ -41,10 +42,10 @@ def stress_heatmap(deltas: pl.DataFrame, per_judge: pl.DataFrame) -> go.Figure:
 def stress_mean_bars(per_judge: pl.DataFrame) -> go.Figure:
     """Horizontal bars of each judge's mean δ over the shared conditions (Table 6 "Mean")."""
     rows = per_judge.sort("mean_delta")
-    fig = go.Figure(go.Bar(x=rows["mean_delta"].to_list(), y=rows["judge"].to_list(), orientation="h",
+    fig = go.Figure(go.Bar(x=rows["mean_delta"].to_list(), y=figure_texts(rows["judge"].to_list()), orientation="h",
                            marker_color=[judge_colour(j) for j in rows["judge"].to_list()],
                            text=[f"{v:+.1f}" for v in rows["mean_delta"]], textposition="auto",
-                           customdata=rows["dominant_condition"].to_list(),
+                           customdata=figure_texts(rows["dominant_condition"].to_list()),
                            hovertemplate="%{y}: mean δ %{x:.1f} points; dominant %{customdata}<extra></extra>"))
     fig.update_layout(title="Mean δ per judge (points)", xaxis_title="points",
                       height=120 + 28 * rows.height, margin={"l": 10, "r": 10, "t": 50, "b": 10})
@@ -70,12 +71,12 @@ def stress_interval_figure(deltas: pl.DataFrame) -> go.Figure:
     """
     fig = go.Figure()
     judges = deltas["judge"].unique(maintain_order=True).to_list()
-    shown = short_labels(judges, 40)
-    rows = [f"{shown[j]} · {c}" for j, c in deltas.select("judge", "condition").iter_rows()]
+    shown = {j: figure_text(s) for j, s in short_labels(judges, 40).items()}  # names from data drawn as text
+    rows = [f"{shown[j]} · {figure_text(c)}" for j, c in deltas.select("judge", "condition").iter_rows()]
     for judge in judges:
         d = deltas.filter(pl.col("judge") == judge)
         fig.add_trace(go.Scatter(
-            x=d["delta"].to_list(), y=[f"{shown[judge]} · {c}" for c in d["condition"].to_list()],
+            x=d["delta"].to_list(), y=[f"{shown[judge]} · {figure_text(c)}" for c in d["condition"].to_list()],
             mode="markers", name=shown[judge], showlegend=False,
             marker=dict(size=10, color=judge_colour(judge)),
             error_x=dict(type="data", symmetric=False, array=(d["ci_high"] - d["delta"]).to_list(),

@@ -55,13 +55,13 @@ def server():
     yield from _serve()
 
 
-def _serve():
+def _serve(env: dict[str, str] | None = None):
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180
@@ -266,4 +266,53 @@ def test_link_text_shows_as_text_not_as_a_link_or_an_image(server, browser, shot
     assert page.locator(f'img[src*="{host}"]').count() == 0
     _clean(page)
     notice.screenshot(path=str(shots / "link_notice.png"))
+    page.close()
+
+
+#: A judge name holding plotly's markup (issue 19, finding 3): drawn as a link on the Choose chart's axis.
+EVIL_JUDGE = '<a href="http://evil.invalid/login">Session expired: click</a>'
+
+
+@pytest.fixture(scope="module")
+def evil_server(tmp_path_factory):
+    """A server whose embedded default data is a small dataset with names holding markup (the rest of the
+    embedded data is the checkout's)."""
+    import polars as pl
+
+    root = tmp_path_factory.mktemp("evil_data")
+    rows = []
+    judges = {EVIL_JUDGE: "BBBA", "<img src=x>": "BAAB", "plain judge": "ABAB"}
+    for k in range(12):
+        gold = "AB"[k % 2]
+        for judge, pattern in judges.items():
+            for order, pick in zip(("AB", "BA"), pattern[(k % 2) * 2:(k % 2) * 2 + 2]):
+                rows.append({"judge": judge, "benchmark": "<b>bench</b>", "item_id": f"it{k}", "order": order,
+                             "verdict": pick, "gold": gold, "subset": "<i>sub</i>" if k % 3 else "plain"})
+    pl.DataFrame(rows).write_csv(root / "joined.csv")
+    data = root / "data"
+    got = subprocess.run([sys.executable, "-m", "cap_core", "import", "table", str(root / "joined.csv"), "--out",
+                          str(data / "default")], capture_output=True, text=True, cwd=REPO)
+    assert got.returncode == 0, got.stderr
+    for other in (REPO / "data").iterdir():
+        if other.name != "default":
+            (data / other.name).symlink_to(other)
+    yield from _serve({"CAP_DATA_DIR": str(data)})
+
+
+def test_choose_chart_draws_a_judge_name_as_text_not_a_link(evil_server, browser, shots):
+    """The Choose chart's y-axis label of a judge named ``<a href=…>…</a>`` is text: no anchor (plotly draws
+    an SVG ``<a xlink:href>`` for markup) points to the host, and the name's characters are on the axis."""
+    page = _open(browser, evil_server + "/choose")
+    expect(page.get_by_role("heading", name="Choose a judge").first).to_be_visible(timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    chart = page.locator(".js-plotly-plot").first
+    expect(chart).to_be_visible(timeout=SLOW)
+    links = page.evaluate("""() => [...document.querySelectorAll('a')]
+        .map(a => a.getAttribute('href') || a.getAttribute('xlink:href') || '')
+        .filter(h => h.includes('evil.invalid'))""")
+    assert links == [], links
+    ticks = chart.locator(".ytick text").evaluate_all("els => els.map(e => e.textContent)")  # SVG: no innerText
+    assert any(t.startswith('<a href="http://evil.invalid/login">') for t in ticks), ticks
+    _clean(page)
+    chart.screenshot(path=str(shots / "choose_evil_names.png"))
     page.close()

@@ -40,7 +40,7 @@ import streamlit as st
 from ui import state
 
 __all__ = ["SOURCE_CODES", "LINK_SETTINGS", "link_may_set", "restore", "sync", "show_notices", "pending",
-           "weights_text", "parse_slider_weights"]
+           "weights_text", "parse_slider_weights", "slider_weights_problem"]
 
 #: URL code of each data source of the sidebar.
 SOURCE_CODES = {"default": "embedded default data", "upload": "upload", "live": "live run results",
@@ -101,25 +101,41 @@ def weights_text(weights: dict[str, float]) -> str:
 
 def parse_slider_weights(text: str) -> dict[str, float] | None:
     """Slider weights from ``"C1=1,C7=0.5"`` (absent -> 0), or None when the text does not fit the
-    sliders (unknown condition, not a number, outside 0 to :data:`MAX_WEIGHT` or off the 0.1 grid)."""
+    sliders (:func:`slider_weights_problem` says why)."""
+    return _slider_weights(text)[0]
+
+
+def slider_weights_problem(text: str) -> str | None:
+    """Why ``text`` gives no slider weights (None when it does): an unknown condition, a condition named
+    twice (``c7=5,C7=0.1``: which one was meant?), not a plain decimal number
+    (:func:`cap_core.choice.filters.plain_number`: ``1_000`` is refused), outside 0 to
+    :data:`MAX_WEIGHT` or off the 0.1 grid."""
+    return _slider_weights(text)[1]
+
+
+def _slider_weights(text: str) -> tuple[dict[str, float] | None, str | None]:
+    from cap_core.choice.filters import plain_number
     from cap_core.schema import CONDITION_IDS
 
     out = {c: 0.0 for c in CONDITION_IDS}
     if text.strip() == "none":
-        return out
+        return out, None
+    named: set[str] = set()
     for part in text.split(","):
         if not part.strip():
             continue
         cond, sep, num = part.partition("=")
         cond = cond.strip().upper()
-        try:
-            w = float(num)
-        except ValueError:
-            return None
-        if not sep or cond not in out or not 0 <= w <= MAX_WEIGHT or abs(w * 10 - round(w * 10)) > 1e-9:
-            return None
+        if not sep or cond not in out:
+            return None, f"{part.strip()[:20]!r} is not CONDITION=NUMBER with a condition C1..C8"
+        if cond in named:
+            return None, f"{cond} is named twice"
+        named.add(cond)
+        w = plain_number(num)
+        if not 0 <= w <= MAX_WEIGHT or abs(w * 10 - round(w * 10)) > 1e-9:
+            return None, f"the weight of {cond} is not a number from 0 to {MAX_WEIGHT:g} in steps of 0.1"
         out[cond] = round(w, 1)
-    return out
+    return out, None
 
 
 def pending(name: str) -> Any:
@@ -180,10 +196,10 @@ def restore() -> None:
         elif key == "w":
             if "preset" in keys and qp.get("preset") in PRESETS:
                 continue
-            w = parse_slider_weights(value)
+            w, problem = _slider_weights(value)
             if w is None:
-                state.url_notice(f"Ignored the link's weights {value!r}: expected e.g. C1=2,C7=1 "
-                                 f"(0 to {MAX_WEIGHT:g} in steps of 0.1).")
+                state.url_notice(f"Ignored the link's weights {value!r}: {problem} (expected e.g. C1=2,C7=1, each "
+                                 f"condition once, 0 to {MAX_WEIGHT:g} in steps of 0.1).")
             else:
                 ss["sb_preset"] = "custom"
                 for c, x in w.items():

@@ -175,8 +175,10 @@ def _load_tables(sel: Selection) -> None:
     """Our table format: items (or one joined table), judgments, declarations; a single JSON file that is
     unmistakably another tool's output is read as that tool's format (said in a caption)."""
     items = st.sidebar.file_uploader("Items table (or one joined table)", type=UPLOAD_TYPES, key="sb_items_file")
-    judg = st.sidebar.file_uploader("Judgments table (optional)", type=UPLOAD_TYPES, key="sb_judgments_file")
-    decl = st.sidebar.file_uploader("Coverage declarations (optional)", type=UPLOAD_TYPES, key="sb_decl_file")
+    from cap_core.importers.formats import FIELDS
+
+    judg = st.sidebar.file_uploader(FIELDS["judgments"], type=UPLOAD_TYPES, key="sb_judgments_file")
+    decl = st.sidebar.file_uploader(FIELDS["declarations"], type=UPLOAD_TYPES, key="sb_decl_file")
     if items is None:
         st.sidebar.info(
             "Upload items and judgments in the documented schema (CSV, TSV, JSONL, JSON or Parquet), "
@@ -200,26 +202,27 @@ def _load_tables(sel: Selection) -> None:
     )
 
 
-#: Sidebar labels of the text options a tool format may take (keys of cap_core.importers.formats.OPTIONS).
-_TEXT_OPTIONS = {"gold_judge": "Reference judges (their majority is gold)", "baseline": "Baseline model",
-                 "strategies": "Strategies (comma-separated)"}
+#: The text options a tool format may take (keys of cap_core.importers.formats.OPTIONS); their labels are
+#: cap_core.importers.formats.FIELDS, which the upload's messages name.
+_TEXT_OPTIONS = ("gold_judge", "baseline", "strategies")
 
 
 def _load_tool(sel: Selection, kind: str) -> None:
     """Another tool's files (several, or a .zip of its folder), the options the format takes, read by the
     registry's reader."""
-    from cap_core.importers.formats import FORMATS, OPTIONS
+    from cap_core.importers.formats import FIELDS, FORMATS, OPTIONS
 
     fmt = FORMATS[kind]
     files = st.sidebar.file_uploader(f"{fmt.title} files", accept_multiple_files=True, key="sb_tool_files",
                                      help=f"{fmt.description}. Upload {fmt.path}"
                                           + (" as a .zip of the folder." if fmt.folder else
                                              " (several files, or a .zip of the folder)."))
-    options = tuple((name, st.sidebar.text_input(label, key=kept(f"sb_opt_{name}", ""), help=OPTIONS[name]).strip())
-                    for name, label in _TEXT_OPTIONS.items() if name in fmt.options)
+    options = tuple((name, st.sidebar.text_input(FIELDS[name], key=kept(f"sb_opt_{name}", ""),
+                                                 help=OPTIONS[name]).strip())
+                    for name in _TEXT_OPTIONS if name in fmt.options)
     gold = None
     if "gold" in fmt.options:
-        up = st.sidebar.file_uploader("Gold table (optional)", type=UPLOAD_TYPES, key="sb_gold_file",
+        up = st.sidebar.file_uploader(FIELDS["gold"], type=UPLOAD_TYPES, key="sb_gold_file",
                                       help=OPTIONS["gold"])
         gold = (up.name, up.getvalue()) if up is not None else None
     if not files:

@@ -31,6 +31,11 @@ KINDS = ("error", "warning", "info", "success", "caption")
 _ESCAPE = str.maketrans({c: "\\" + c for c in string.punctuation})
 #: An invisible break (ZERO WIDTH SPACE) that keeps a URL-like run from being recognised as a link.
 _BREAK = "\u200b"
+#: Characters that change how the text around them is shown without being seen: the bidirectional
+#: controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates, U+200E/U+200F and U+061C
+#: marks: a right-to-left override makes ``exe.txt`` read ``txt.exe``) and the C0/C1 control characters
+#: other than tab and line breaks. :func:`plain` shows each as its code point, e.g. ``[U+202E]``.
+_HIDDEN = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 #: Where a renderer that finds links in text would start one: a scheme's or host's ``:`` before
 #: non-space (``http://``, ``mailto:``), an ``@`` of an address, a dot inside a host name (``www.x``).
 _LINKISH = re.compile(r"(?<=:)(?=\S)|(?<=@)(?=\w)|(?<=\w)(?=\.\w)")
@@ -45,9 +50,12 @@ def plain(text: object) -> str:
     before a dot inside a word: streamlit's renderer turns bare ``http://…``, ``www.…`` and
     e-mail addresses into links by finding them in the text after the escapes are read, so an
     escape alone does not stop those (seen in chromium: ``tests/test_browser.py``). The text
-    reads the same; only a copy of it carries the invisible breaks.
+    reads the same; only a copy of it carries the invisible breaks. Bidirectional controls and
+    other control characters (:data:`_HIDDEN`) are shown as their code point (``[U+202E]``), so a
+    right-to-left override in a link cannot turn the rest of a notice around.
     """
-    broken = _LINKISH.sub(_BREAK, str(text))
+    shown = _HIDDEN.sub(lambda m: f"[U+{ord(m.group(0)):04X}]", str(text))
+    broken = _LINKISH.sub(_BREAK, shown)
     return " ".join(broken.translate(_ESCAPE).splitlines())
 
 

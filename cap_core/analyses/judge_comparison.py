@@ -288,13 +288,20 @@ def paired_from_result(result: ProfileResult, judge_a: str, judge_b: str, *, ben
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin < float("inf"):
         raise CAPInputError("parity margin must be a finite non-negative number of points", argument="margin",
                             got=margin)
-    prof = result.profile.with_row_index("_k").filter(
-        (pl.col("benchmark") == benchmark) & (pl.col("subset") == subset) & pl.col("primary")
-        & pl.col("value").is_not_null())
+    here = result.profile.with_row_index("_k").filter(
+        (pl.col("benchmark") == benchmark) & (pl.col("subset") == subset) & pl.col("primary"))
+    prof = here.filter(pl.col("value").is_not_null())
     sides = {}
     for j in (judge_a, judge_b):
         sides[j] = prof.filter(pl.col("judge") == j).select("condition", "metric", "value", "n_items", "_k")
         if sides[j].height == 0:
+            if (here.filter(pl.col("judge") == j)["status"] == "needs gold").any():
+                raise CAPInputError(f"the compared metrics need gold: no item {j} judged on {benchmark} has a "
+                                    "gold label", argument="judge", got=j, expected="items with a gold label A or B",
+                                    fix="import the data with a gold label (a gold table, or reference judges whose "
+                                        "majority is gold); without "
+                                        "gold, `profile` gives C7 pure consistency and `summary` the tie and "
+                                        "unparsed rates")
             raise CAPInputError(f"judge has no profile rows on {benchmark}:{subset}", argument="judge", got=j)
     both = sides[judge_a].join(sides[judge_b], on=["condition", "metric"], suffix="_b")
     rows = []

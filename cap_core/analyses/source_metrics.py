@@ -52,6 +52,11 @@ model's score against the baseline, ``>>`` counting three battles), for the ``mt
 ``arena_hard`` benchmarks; each row carries its rule and reason. They rate the models or compare
 with every human vote: CAP has no counterpart (``cap_value`` null).
 
+Auto-J (Li et al., 2023): agreement with the human label (a tie prediction right on a tie label) and
+consistency across the swapped run, per scenario group, under the rules of
+:mod:`cap_core.analyses.source_rules.autoj` (``pairwise_eval.py``), for the ``autoj`` benchmark. The
+tie-labelled pairs have no gold in CAP: no CAP counterpart (``cap_value`` null).
+
 RewardBench (Lambert et al., 2024; ``scripts/run_rm.py`` of allenai/reward-bench: ``1 if
 chosen > rejected else 0``), for every judge that scores the two responses (``score_a`` /
 ``score_b``, e.g. reward models):
@@ -68,13 +73,25 @@ from __future__ import annotations
 
 import polars as pl
 
-from cap_core.analyses.source_rules import alpacaeval, arena_hard, fastchat
+from cap_core.analyses.source_rules import alpacaeval, arena_hard, autoj, fastchat
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.verdicts import choose_verdicts, verdict_rows
 
 __all__ = ["source_metrics", "source_of", "SOURCE_METRICS_SCHEMA", "SOURCE_RULES", "CAP_COUNTERPART",
-           "NO_COUNTERPART"]
+           "NO_COUNTERPART", "SOURCES"]
+
+#: The sources whose own metrics :func:`source_metrics` computes, and the benchmarks (or judges) it reads
+#: them from: the one list the CLI and the dashboard name when a dataset holds none of them.
+SOURCES: dict[str, str] = {
+    "LLMBar": "benchmark llmbar or llmbar_*",
+    "JudgeBench": "benchmark judgebench*",
+    "AlpacaEval": "benchmark alpacaeval",
+    "FastChat MT-Bench": "benchmark mtbench",
+    "Arena-Hard": "benchmark arena_hard",
+    "Auto-J": "benchmark autoj",
+    "RewardBench": "judges' scores score_a / score_b on any benchmark",
+}
 
 #: Columns of :func:`source_metrics`; ``value`` and ``cap_value`` in percent.
 SOURCE_METRICS_SCHEMA: dict[str, pl.DataType] = {
@@ -102,6 +119,7 @@ SOURCE_RULES: dict[str, str] = {
                             "rejected one, else 0 (equal or missing scores 0)",
     **fastchat.RULES,
     **arena_hard.RULES,
+    **autoj.RULES,
 }
 
 #: CAP's nearest metric for each source metric: (condition, metric) of the profile.
@@ -113,10 +131,11 @@ CAP_COUNTERPART: dict[str, tuple[str, str]] = {
     "rewardbench_accuracy": ("overall", "pa"),
 }
 #: Source metrics that rate something other than the judge's accuracy: no CAP counterpart.
-NO_COUNTERPART = (*alpacaeval.RULES, *fastchat.RULES, *arena_hard.RULES)
+NO_COUNTERPART = (*alpacaeval.RULES, *fastchat.RULES, *arena_hard.RULES, *autoj.RULES)
 #: Sources whose rules are a module of :mod:`cap_core.analyses.source_rules`: benchmark -> its rows
 #: function ``(ds, judges) -> frame`` (judge, benchmark, subset, metric, value, n, rule, reason).
-_OWN_RULES = {fastchat.BENCHMARK: fastchat.fastchat_rows, arena_hard.BENCHMARK: arena_hard.arena_hard_rows}
+_OWN_RULES = {fastchat.BENCHMARK: fastchat.fastchat_rows, arena_hard.BENCHMARK: arena_hard.arena_hard_rows,
+              autoj.BENCHMARK: autoj.autoj_rows}
 
 _ADVERSARIAL = ("GPTInst", "GPTOut", "Manual", "Neighbor")
 _TOL = 1e-9
@@ -124,7 +143,7 @@ _TOL = 1e-9
 
 def source_of(benchmark: str) -> str | None:
     """``"llmbar"`` for ``llmbar`` / ``llmbar_*``, ``"judgebench"`` for ``judgebench*``, ``"alpacaeval"``,
-    ``"mtbench"`` and ``"arena_hard"`` for the benchmarks of those importers, else None."""
+    ``"mtbench"``, ``"arena_hard"`` and ``"autoj"`` for the benchmarks of those importers, else None."""
     b = str(benchmark)
     if b == "alpacaeval" or b in _OWN_RULES:
         return b
@@ -305,8 +324,9 @@ def source_metrics(ds: Dataset, *, judges: list[str] | None = None) -> pl.DataFr
         Validated items and judgments; LLMBar benchmarks (``llmbar``, ``llmbar_*``) and
         JudgeBench ones (``judgebench*``) are scored, AlpacaEval's win rates come from the
         ``alpacaeval`` benchmark, RewardBench-style accuracy from every judge with
-        ``score_a`` / ``score_b`` on any benchmark, FastChat's from ``mtbench`` and Arena-Hard's
-        from ``arena_hard`` (:mod:`cap_core.analyses.source_rules`); others are ignored. The source metrics
+        ``score_a`` / ``score_b`` on any benchmark, FastChat's from ``mtbench``, Arena-Hard's
+        from ``arena_hard`` and Auto-J's from ``autoj`` (:mod:`cap_core.analyses.source_rules`;
+        :data:`SOURCES`); others are ignored. The source metrics
         read ``verdict_recorded`` (the source's own verdict) where present, else
         ``verdict``; CAP's values read ``verdict`` (derived).
     judges : list of str, optional

@@ -9,6 +9,8 @@ from typing import Mapping
 
 import polars as pl
 
+from cap_core.figure_text import figure_text
+
 __all__ = ["leaderboard_bars"]
 
 
@@ -21,7 +23,8 @@ def leaderboard_bars(board: pl.DataFrame, names: Mapping[str, str] | None = None
         :data:`cap_core.choice.leaderboard.LEADERBOARD_SCHEMA` rows (a ``label`` column, when
         present, names the bars; else ``judge``).
     names : mapping, optional
-        Shorter display name of each label.
+        Shorter display name of each label. Names are drawn as text
+        (:func:`cap_core.figure_text.figure_text`): plotly's markup in a name forms no link.
 
     Returns
     -------
@@ -33,7 +36,7 @@ def leaderboard_bars(board: pl.DataFrame, names: Mapping[str, str] | None = None
 
     key = "label" if "label" in board.columns else "judge"
     s = board.filter(pl.col("rank").is_not_null()).sort("rank", descending=True)
-    shown = [(names or {}).get(x, x) for x in s[key].to_list()]
+    shown = [figure_text((names or {}).get(x, x)) for x in s[key].to_list()]  # names from data drawn as text
     colour = ["#1f77b4" if r == 1 or sp is not True else "#b0b0b0" for r, sp in zip(s["rank"], s["separable"])]
     ranks = [str(b) if b == w else f"{b}–{w}" for b, w in zip(s["rank_best"], s["rank_worst"])]
     fig = go.Figure(go.Bar(

@@ -11,6 +11,7 @@ the CLI (``--min``), the page's URL and the exports.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import polars as pl
@@ -18,13 +19,28 @@ import polars as pl
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS
 
-__all__ = ["Filter", "parse_filters", "parse_weights", "format_filters", "apply_filters", "FILTERED_SCHEMA"]
+__all__ = ["Filter", "parse_filters", "parse_weights", "format_filters", "apply_filters", "plain_number",
+           "FILTERED_SCHEMA"]
 
 #: Columns of the frame of judges removed by the filters.
 FILTERED_SCHEMA: dict[str, pl.DataType] = {
     "judge": pl.String, "subset": pl.String, "source": pl.String, "condition": pl.String, "reason": pl.String,
 }
 _KEY = ["judge", "subset", "source"]
+#: A number as a person writes it in decimal: digits, one point, an exponent (``60``, ``0.5``, ``1e3``).
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def plain_number(text: str) -> float:
+    """``text`` read as a decimal number, or NaN when it is not one as a person writes it.
+
+    The one reading of the numbers in ``--weights``, ``--min`` and a link's ``w`` / ``min``. Python's
+    ``float`` also takes ``1_000`` (digit grouping), ``inf``, ``nan`` and ``infinity``: a weight
+    ``C7=1_000`` would silently count as 1000, so anything but digits, one decimal point and an
+    exponent is refused (NaN, which every caller refuses).
+    """
+    text = str(text).strip()
+    return float(text) if _PLAIN.fullmatch(text) else math.nan
 
 
 @dataclass(frozen=True)
@@ -61,14 +77,12 @@ def parse_filters(spec: str | list[str] | tuple[str, ...] | None, *, argument: s
             name, sep, num = text.partition("=")
             cond, _, bound = name.strip().partition(".")
             cond, bound = cond.strip().upper(), (bound.strip().lower() or "value")
-            try:
-                thr = float(num)
-            except ValueError:
-                thr = math.nan
+            thr = plain_number(num)
             if not sep or cond not in CONDITION_IDS or bound not in ("value", "low") or not 0 <= thr <= 100:
                 raise CAPInputError(
                     "a condition minimum must read CONDITION=PERCENT or CONDITION.low=PERCENT", argument=argument,
-                    expected="e.g. C7=60 (value) or C7.low=60 (interval lower bound), C1..C8, 0-100", got=text,
+                    expected="e.g. C7=60 (value) or C7.low=60 (interval lower bound), C1..C8, 0-100 in digits",
+                    got=text,
                     fix="write e.g. --min C7=60,C1.low=50")
             if (cond, bound) in out:
                 raise CAPInputError("a condition minimum is given twice", argument=argument, got=text,
@@ -143,13 +157,11 @@ def parse_weights(spec: str, *, argument: str = "weights") -> dict[str, float]:
             continue
         cond, sep, num = text.partition("=")
         cond = cond.strip().upper()
-        try:
-            w = float(num)
-        except ValueError:
-            w = math.nan
+        w = plain_number(num)
         if not sep or cond not in CONDITION_IDS or not math.isfinite(w) or cond in out:
             raise CAPInputError("weights must read CONDITION=NUMBER, each condition once", argument=argument,
-                                expected="e.g. C1=1,C7=2 (C1..C8, numbers >= 0)", got=text,
+                                expected="e.g. C1=1,C7=2 (C1..C8; numbers >= 0 in digits: 1000, 0.5, 1e3, no _ or inf)",
+                                got=text,
                                 fix="write e.g. --weights C1=1,C7=2")
         out[cond] = w
     if not out:

@@ -18,6 +18,7 @@ import polars as pl
 
 from cap_core.choice.filters import Filter, format_filters
 from cap_core.choice.leaderboard import Choice
+from cap_core.figure_text import figure_text
 from cap_core.schema import CONDITION_IDS, CONDITIONS
 
 __all__ = ["studio_version", "html_report", "REPORT_COLUMNS"]
@@ -66,7 +67,7 @@ def _radar(profile: pl.DataFrame, board: pl.DataFrame, colours: Mapping[str, str
                            & (pl.col("source") == r["source"]))
         val = {c: v for c, v in zip(mine["condition"], mine["value"])}
         fig.add_trace(go.Scatterpolar(r=[val.get(c) for c in CONDITION_IDS], theta=list(CONDITION_IDS),
-                                      name=r["judge"][:60], connectgaps=False, mode="lines+markers",
+                                      name=figure_text(r["judge"][:60]), connectgaps=False, mode="lines+markers",
                                       line={"color": (colours or {}).get(r["label"] if "label" in r else r["judge"])
                                             or palette[k % len(palette)]}))
     fig.update_layout(polar={"radialaxis": {"range": [0, 100]}}, height=480, margin={"l": 40, "r": 40, "t": 30, "b": 30})

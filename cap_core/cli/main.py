@@ -92,7 +92,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
 
-    from cap_core.importers.formats import FORMATS, KINDS, OPTIONS, PATH_OPTIONS
+    from cap_core.importers.formats import FORMATS, KINDS, OPTIONS, PATH_OPTIONS, flag
 
     imp = sub.add_parser("import", help="import judge outputs into a dataset directory",
                          description="Kinds: " + "; ".join(f"{k}: {f.description} (path: {f.path})"
@@ -102,7 +102,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     imp.add_argument("--format", choices=KINDS, help="the format (same as KIND)")
     for name, what in OPTIONS.items():
         takers = ", ".join(k for k, f in FORMATS.items() if name in f.options)
-        imp.add_argument("--" + name.replace("_", "-"), type=Path if name in PATH_OPTIONS else str,
+        imp.add_argument(flag(name), type=Path if name in PATH_OPTIONS else str,
                          help=f"({takers}) {what}")
     imp.add_argument("--out", type=output_folder, required=True, help="dataset directory to write")
 
@@ -140,7 +140,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
     sm = sub.add_parser("summary", help="per judge: items received, verdicts, tie and unparsed rates (no gold needed)")
     sm.add_argument("--data", type=Path, required=True)
-    sm.add_argument("--out", type=output_file, required=True)
+    sm.add_argument("--out", type=output_file, help="CSV to write (default: print it, as source-metrics does)")
 
     for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv), ("summary", sm)):
         parser.set_defaults(handler=_VERBS[name])
@@ -157,7 +157,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 def _import(args: argparse.Namespace) -> str:
     from cap_core.dataset import save_dataset
-    from cap_core.importers.formats import KINDS, OPTIONS, read
+    from cap_core.importers.formats import KINDS, OPTIONS, flag, read
 
     kind = args.format or args.kind
     if args.format and args.kind and args.format != args.kind:
@@ -171,7 +171,7 @@ def _import(args: argparse.Namespace) -> str:
         ds = read(kind, args.path, **{name: getattr(args, name) for name in OPTIONS})
     except CAPInputError as err:  # the registry names options as the API does: say the CLI's spelling
         if err.argument in OPTIONS:
-            raise err.replace(argument="--" + err.argument.replace("_", "-")) from None
+            raise err.replace(argument=flag(err.argument)) from None
         if err.argument == "path":
             raise err.replace(argument="PATH") from None
         raise
@@ -267,6 +267,10 @@ def _summary(args: argparse.Namespace) -> str:
     from cap_core.dataset import load_dataset
 
     out = verdict_summary(load_dataset(args.data))
+    if args.out is None:
+        from cap_core.export import to_csv_bytes
+
+        return to_csv_bytes(out).decode("utf-8").rstrip("\n")
     write_csv(out, args.out)
     return f"wrote {out.height} judge rows (items received, tie and unparsed rates) to {args.out}"
 

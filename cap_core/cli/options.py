@@ -104,22 +104,25 @@ LEVEL = finite_between(0, 1, low_open=True, high_open=True)
 
 
 def _reads(folder: Path, path: Path, option: str) -> bool:
-    """True if a verb reading the input ``folder`` (given as ``option``) reads the existing file
-    ``path`` inside it.
+    """True if a verb reading the input ``folder`` (given as ``option``) reads ``path`` inside it, now or
+    once the file exists (both paths resolved).
 
-    A dataset folder (``--data``, or a folder holding ``items.parquet`` or judgments) is read for
-    its top-level ``*.parquet`` tables, ``notices.txt`` and ``judgments/`` parts; any other input
-    folder (a benchmark copy, a folder of logs) may be read whole, so every file in it counts.
+    A dataset folder (``--data``, or a folder holding ``items.parquet`` or ``judgments.parquet``) is
+    read from the names of :data:`cap_core.dataset.DATASET_FILES` and the parts under
+    :data:`cap_core.dataset.JUDGMENT_PARTS`, whether or not they exist yet (a ``texts.parquet`` written
+    there would be read, and refused, by every later command), and for any other top-level
+    ``*.parquet`` table it holds (``graded.parquet``, a run's ``repeats.parquet``). Any other input
+    folder (a benchmark copy, a folder of logs) may be read whole, so every existing file in it counts.
     """
-    if not path.is_file():
-        return False
+    from cap_core.dataset import DATASET_FILES, JUDGMENT_PARTS
+
     rel = path.relative_to(folder)
-    dataset = (option == "--data" or (folder / "items.parquet").is_file()
-               or (folder / "judgments.parquet").is_file())
+    dataset = (option == "--data" or any((folder / name).is_file() for name in DATASET_FILES[:2]))
     if not dataset:
+        return path.is_file()
+    if rel.parts[0] == JUDGMENT_PARTS or (len(rel.parts) == 1 and rel.name in DATASET_FILES):
         return True
-    return rel.parts[0] == "judgments" or (len(rel.parts) == 1 and (path.suffix == ".parquet"
-                                                                    or path.name == "notices.txt"))
+    return path.is_file() and len(rel.parts) == 1 and path.suffix == ".parquet"
 
 
 def _writable(folder: Path) -> bool:
@@ -167,9 +170,10 @@ def check_paths(inputs: dict[str, Path], files: dict[str, Path], folders: dict[s
     CAPInputError
         Naming the option: an output file that is an existing folder, or whose parent is a
         file; an output folder that is an existing file; two outputs with one path; an output
-        file that is an input, or an existing file the verb reads inside an input folder; an
+        file that is an input, or a file an input folder is read from (:func:`_reads`: in a dataset
+        folder, any name of :data:`cap_core.dataset.DATASET_FILES` even before it exists); an
         output folder that is an input, holds an input, or lies in an input folder and already
-        holds files (which it may replace).
+        holds files (which it may replace). Paths are compared with symbolic links resolved.
     """
     def refuse(option: str, path: Path, problem: str, fix: str) -> None:
         raise CAPInputError(problem, argument=option, got=str(path), fix=fix)
@@ -201,8 +205,10 @@ def check_paths(inputs: dict[str, Path], files: dict[str, Path], folders: dict[s
                            "the input stays as it is")
                 if src.is_dir() and _inside(where, src):
                     if kind == "file" and _reads(src, where, in_opt):
-                        refuse(opt, path, f"the output would replace a file of the input folder of {in_opt}",
-                               "write the output outside the input folder, or under a new name")
+                        what = "would replace" if where.exists() else "would become"
+                        refuse(opt, path, f"the output {what} {where.relative_to(src)}, a file the input folder "
+                               f"of {in_opt} is read from", "write the output outside the input folder, or under "
+                               "a name the folder is not read from")
                     if kind == "folder" and where.is_dir() and any(where.iterdir()):
                         refuse(opt, path, f"the output folder lies in the input folder of {in_opt} and holds "
                                "files", "name a new or empty folder outside the input")

@@ -7,12 +7,14 @@
     and the length-controlled win rate, per annotator and model vs baseline), RewardBench
     (``rewardbench_accuracy``, for judges with ``score_a``/``score_b``), FastChat MT-Bench
     (``fastchat_win_rate``, ``fastchat_win_rate_adjusted``, ``fastchat_agreement``,
-    ``fastchat_agreement_no_tie``) and Arena-Hard (``arena_hard_score``) publish, computed under
+    ``fastchat_agreement_no_tie``), Arena-Hard (``arena_hard_score``) and Auto-J (``autoj_agreement``,
+    ``autoj_consistency``, per scenario group) publish, computed under
     their own rules from the sources' recorded verdicts
     (:func:`cap_core.analyses.source_metrics.source_metrics`). Columns ``judge,
     benchmark, subset, metric, value, n, rule`` (value in percent), then CAP's
     counterpart ``cap_metric, cap_value`` and a one-line ``reason`` where they differ.
-    Without ``--out`` the CSV is printed.
+    Without ``--out`` the CSV is printed. A dataset without any of these sources exits 2 naming
+    the sources and the benchmarks they are read from (:data:`~cap_core.analyses.source_metrics.SOURCES`).
 """
 
 from __future__ import annotations
@@ -29,17 +31,20 @@ def _source_metrics(args: argparse.Namespace) -> str:
     from cap_core.analyses.source_metrics import source_metrics
     from cap_core.cli.main import write_csv
     from cap_core.dataset import load_dataset
-    from cap_core.errors import CAPInputError
+    from cap_core.errors import CAPInputError, capped
+
+    from cap_core.analyses.source_metrics import SOURCES
 
     ds = load_dataset(args.data)
     out = source_metrics(ds, judges=args.judge)
     if out.height == 0:
         raise CAPInputError(
-            "no LLMBar or JudgeBench judgments in the dataset",
+            "no judgments of a source whose own metrics CAP Studio computes",
             file=str(args.data),
-            expected="benchmarks llmbar, llmbar_* or judgebench* (from `import llmbar` / `import judgebench`)",
-            got=", ".join(ds.benchmarks),
-            fix="import an LLMBar or JudgeBench folder first; other sources publish no metric CAP computes here",
+            expected="judgments of " + "; ".join(f"{s} ({b})" for s, b in SOURCES.items()),
+            got=capped(ds.benchmarks),
+            fix="import one of these sources (`import --format ...`); the other benchmarks' judges are profiled "
+                "by `profile` and summarised by `summary`",
         )
     if args.out is None:
         from cap_core.export import to_csv_bytes
@@ -54,13 +59,14 @@ def register(subparsers) -> None:
     """Add ``source-metrics`` to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "source-metrics",
-        help="the sources' own metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench, MT-Bench, Arena-Hard) beside "
-             "CAP's",
+        help="the sources' own metrics (LLMBar, JudgeBench, AlpacaEval, RewardBench, MT-Bench, Arena-Hard, Auto-J) "
+             "beside CAP's",
         description="Each source's published metrics under its own rules (LLMBar: correct_average, correct_both, "
         "equal from the recorded winners; JudgeBench: the pair-level two-game score; AlpacaEval: the model's win "
         "rate over the baseline, a draw half a win; RewardBench: chosen scored strictly above rejected), with "
         "FastChat MT-Bench: show_result.py win rates and compute_agreement.py judge-expert agreement; Arena-Hard: "
-        "the model's score against the baseline, >> counting three battles), with "
+        "the model's score against the baseline, >> counting three battles; Auto-J: agreement with the human "
+        "label, a tie included, and consistency across the swapped run, per scenario group), with "
         "CAP's counterpart and the reason where they differ. Values in percent.",
     )
     p.add_argument("--data", type=Path, required=True, help="dataset directory (from `import llmbar|judgebench|alpacaeval|...`)")

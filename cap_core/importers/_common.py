@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.errors import CAPInputError
-from cap_core.io import decode_text, parse_json
+from cap_core.io import decode_text, parse_json, read_unpacked
 from cap_core.schema import DECLARATION_SCHEMA
 
 ORDER_OPERATOR = (
@@ -30,17 +30,19 @@ def check_dir(path: Path | str, what: str) -> Path:
 
 
 def load_json(path: Path) -> object:
-    """Parse a JSON file (gzip-compressed when its name ends in ``.gz``), raising CAPInputError that
-    names the file on failure."""
+    """Parse a JSON file (gzip-compressed when its name ends in ``.gz``, unpacked under
+    :data:`cap_core.io.MAX_UNPACKED_BYTES`), raising CAPInputError that names the file on failure."""
     if not path.is_file():
         raise CAPInputError("expected file is missing", file=str(path), fix="re-download the benchmark folder")
-    raw = path.read_bytes()
     if path.suffix == ".gz":
         try:
-            raw = gzip.decompress(raw)
+            with gzip.open(path, "rb") as fh:
+                raw = read_unpacked(fh, file=str(path), what="the gzip file")
         except (OSError, EOFError, zlib.error) as exc:
             raise CAPInputError("not a readable gzip file", file=str(path), got=type(exc).__name__,
                                 fix="re-compress it with gzip, or pass the uncompressed file") from None
+    else:
+        raw = path.read_bytes()
     text, _ = decode_text(raw, path.name)
     return parse_json(text, file=str(path))
 

@@ -38,10 +38,10 @@ from cap_core.importers._common import ORDER_OPERATOR, declaration, declarations
 from cap_core.io import read_table
 
 __all__ = ["Verdict", "Tally", "canonical_pair", "short_hash", "resolve_gold", "build_tool_dataset",
-           "judge_files", "read_each", "GOLD_FIX"]
+           "repeats_notice", "judge_files", "read_each", "GOLD_FIX"]
 
-GOLD_FIX = ("pass --gold-judge PATTERN (reference judges in these files, e.g. 'expert_*' or 'humans'; "
-            "their majority becomes gold) or --gold FILE (a table with item_id and gold A/B)")
+GOLD_FIX = ("give --gold-judge a pattern naming reference judges of these files (e.g. 'expert_*' or 'humans'; "
+            "their majority becomes gold) or --gold a table with item_id and gold (A/B)")
 
 
 @dataclass
@@ -201,13 +201,44 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
     return gold, keep, notes
 
 
+def _shown_paths(paths: list[str]) -> dict[str, str]:
+    """Each path as shown in a notice: relative to the folder all of them share (whole when they share none)."""
+    import os
+
+    distinct = sorted(set(paths))
+    try:
+        root = os.path.commonpath(distinct) if len(distinct) > 1 else os.path.dirname(distinct[0])
+    except ValueError:  # mixed absolute and relative paths
+        root = ""
+    if root and all(p != root for p in distinct):
+        return {p: os.path.relpath(p, root) for p in distinct}
+    return {p: p for p in distinct}
+
+
+def repeats_notice(repeats: Counter) -> str:
+    """Which files' records were left out as repeats, and of which file: ``"Left out: 805 of
+    a/annotations.json (repeating b/annotations.json), ..."`` (the largest first, capped by
+    :func:`cap_core.errors.capped`); a file repeating itself says ``within the file``.
+
+    ``repeats`` maps ``(file left out, file kept)`` to the number of records."""
+    if not repeats:
+        return ""
+    shown = _shown_paths([f for pair in repeats for f in pair])
+    parts = [f"{n} of {shown[out]} ({'within the file' if out == kept else 'repeating ' + shown[kept]})"
+             for (out, kept), n in sorted(repeats.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return f"Left out: {capped(parts, sep='; ')}."
+
+
 def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gold_judge: str | None = None,
-                       gold_path: Path | str | None = None, notices: list[str] | None = None) -> Dataset:
+                       gold_path: Path | str | None = None, notices: list[str] | None = None,
+                       path: Path | str | None = None) -> Dataset:
     """Items, judgments and declarations from parsed records (see the module docstring).
 
     Items without gold are kept with a null gold (counted in a notice): they count in the
     metrics that need no gold (:mod:`cap_core.verdicts`); a second record for the same
-    (judge, benchmark, item_id, order) is left out and counted (the first one read wins). C7 (position) is declared ``direct`` for a benchmark whose
+    (judge, benchmark, item_id, order) is left out and counted (the first one read wins; the
+    notice names the files whose records were left out and the file each repeats,
+    :func:`repeats_notice`). C7 (position) is declared ``direct`` for a benchmark whose
     judgments hold both orders of some item.
 
     Returns
@@ -215,16 +246,29 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
     Dataset
         Validated tables (:mod:`cap_core.schema`); ``notices`` hold the tallies.
 
+    Parameters
+    ----------
+    path : path, optional
+        What was read (named in the errors).
+
     Raises
     ------
     CAPInputError
-        From :func:`resolve_gold`, or no judgment left to profile.
+        No record at all (an empty file: ``path`` named); from :func:`resolve_gold`; no
+        judgment left to profile once the reference judges are set aside (naming the gold
+        option given).
     """
+    if not records:
+        raise CAPInputError(f"no judgment in the {source} files", file=None if path is None else str(path),
+                            expected="the tool's judgment records", got="no record (an empty file?)",
+                            fix="give the files the tool wrote, with their records")
     notes = list(notices or [])
     gold, keep, more = resolve_gold(records, gold_judge=gold_judge, gold_path=gold_path, source=source)
     notes += more
     items: dict[tuple[str, str], dict] = {}
     judg: dict[tuple, dict] = {}
+    first_file: dict[tuple, str] = {}
+    repeats: Counter[tuple[str, str]] = Counter()  # (file left out, file kept) -> records
     dup = no_gold = 0
     for r in keep:
         key = (r.benchmark, r.item_id)
@@ -234,7 +278,9 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
         jkey = (r.judge, r.benchmark, r.item_id, r.order)
         if jkey in judg:
             dup += 1
+            repeats[(r.file, first_file[jkey])] += 1
             continue
+        first_file[jkey] = r.file
         judg[jkey] = {"judge": r.judge, "benchmark": r.benchmark, "item_id": r.item_id, "order": r.order,
                       "verdict": r.verdict, "confidence": r.confidence, "cost_usd": r.cost_usd,
                       "latency_s": r.latency_s, "tokens": r.tokens, "verdict_strength": r.verdict_strength,
@@ -243,10 +289,13 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
         notes.append(f"{source}: {no_gold} of {len(items)} items have no gold label: they count only in metrics "
                      "that need none (C7 pure consistency).")
     if dup:
-        notes.append(f"{source}: {dup} repeated judgments (same judge, item and order) left out; the first was kept.")
+        notes.append(f"{source}: {dup} repeated judgments (same judge, item and order) left out; the first was kept. "
+                     + repeats_notice(repeats))
     if not judg:
-        raise CAPInputError(f"no judgment left to profile in the {source} files", argument="--gold-judge",
-                            expected="judgments of items that have a gold label",
+        raise CAPInputError(f"no judgment left to profile in the {source} files",
+                            file=None if path is None else str(path),
+                            argument="--gold-judge" if gold_judge else "--gold",
+                            expected="judgments of items that are not the reference judges' own",
                             fix="check that the gold labels name the items of these files; " + GOLD_FIX)
     notes += tally.notices()
     orders = defaultdict(set)

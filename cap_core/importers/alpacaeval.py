@@ -34,7 +34,7 @@ import polars as pl
 
 from cap_core.analyses.source_rules.alpacaeval import BENCHMARK, item_id, preference_verdict
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, capped
 from cap_core.importers._common import load_json
 from cap_core.importers._tools import Tally, Verdict, build_tool_dataset
 
@@ -42,7 +42,7 @@ __all__ = ["import_alpacaeval", "preference_verdict", "read_annotations"]
 
 _REQUIRED = ("instruction", "generator_1", "generator_2", "annotator", "preference")
 _MEANING = {"A": "output_1 preferred", "B": "output_2 preferred", "tie": "draw",
-            "unparsed": "not a preference, dropped"}
+            "unparsed": "not a preference: counted as unparsed"}
 _NAMES = ("annotations.json", "annotations.json.gz")
 
 
@@ -130,6 +130,23 @@ def _files(path: Path) -> list[Path]:
     raise CAPInputError("AlpacaEval annotations not found", file=str(path), fix="check the path")
 
 
+def _named_otherwise(f: Path, models: set[str], annotators: set[str]) -> str | None:
+    """How ``f``'s records name another model (``generator_2``) or annotator than its folders, or None.
+
+    alpaca_eval keeps a model's annotations under ``results/<model>/<annotator>/``. A file is read
+    against that layout when its folders name its records' model or annotator (a file elsewhere is
+    not checked); a name of its records that none of its folders holds is reported (upstream, e.g.
+    ``results/falcon-7b-instruct/alpaca_eval_gpt4/`` holds falcon-40b-instruct's records).
+    """
+    folders = set(f.parent.parts)
+    if not (models & folders or annotators & folders):
+        return None
+    wrong = [f"the {what} {capped(sorted(names - folders))}" for what, names in (("model", models),
+                                                                                  ("annotator", annotators))
+             if names - folders]
+    return " and ".join(wrong) or None
+
+
 def import_alpacaeval(path: Path | str, *, gold_judge: str | None = None, gold: Path | str | None = None) -> Dataset:
     """Build a :class:`Dataset` from AlpacaEval ``annotations.json`` files.
 
@@ -168,6 +185,7 @@ def import_alpacaeval(path: Path | str, *, gold_judge: str | None = None, gold: 
     texts: list[dict] = []
     errors: list[CAPInputError] = []
     files = _files(path)
+    otherwise = []
     for f in files:
         try:
             got, rows = read_annotations(f, tally)
@@ -176,6 +194,9 @@ def import_alpacaeval(path: Path | str, *, gold_judge: str | None = None, gold: 
             continue
         records += got
         texts += rows
+        wrong = _named_otherwise(f, {r["author_b"] for r in rows}, {v.judge for v in got})
+        if wrong:
+            otherwise.append(f"{f.relative_to(path) if path.is_dir() else f.name} names {wrong}")
     if not records:
         if errors:
             raise errors[0]
@@ -186,6 +207,10 @@ def import_alpacaeval(path: Path | str, *, gold_judge: str | None = None, gold: 
               "puts them back); verdicts are stored as order AB (A = output_1, the baseline) and position robustness "
               "(C7) is not measurable.")]
     notes += [f"AlpacaEval: file left out: {err}" for err in errors]
+    if otherwise:
+        notes.append("AlpacaEval: files whose records name another model or annotator than their folders "
+                     f"(results/<model>/<annotator>/): {capped(otherwise, sep='; ')}. They are read as their "
+                     "records name them, so they may repeat another file's records (see the repeats left out).")
     same = [r for r in texts if r["response_a"] is not None and r["response_a"] == r["response_b"]]
     if same:
         selves = sorted({r["author_a"] for r in same if r["author_a"] == r["author_b"]})
@@ -193,7 +218,8 @@ def import_alpacaeval(path: Path | str, *, gold_judge: str | None = None, gold: 
         notes.append(f"AlpacaEval: {len(same)} annotations compare two identical outputs ({k} of them a generator "
                      "against itself" + (": " + ", ".join(selves[:6]) if selves else "") + "): AlpacaEval scores "
                      "them a draw (1.5) without asking the annotator; they are kept as ties.")
-    ds = build_tool_dataset(records, tally, source="AlpacaEval", gold_judge=gold_judge, gold_path=gold, notices=notes)
+    ds = build_tool_dataset(records, tally, source="AlpacaEval", gold_judge=gold_judge, gold_path=gold, notices=notes,
+                            path=path)
     text = pl.DataFrame(texts, schema={"benchmark": pl.String, "item_id": pl.String, "question": pl.String,
                                        "response_a": pl.String, "response_b": pl.String, "author_a": pl.String,
                                        "author_b": pl.String, "len_a": pl.Int64, "len_b": pl.Int64})

@@ -123,4 +123,4 @@ def import_arena_hard(path: Path | str, *, gold_judge: str | None = None, gold: 
         notices.append(f"Arena-Hard: some records do not name their baseline (the v0.1 layout): it is called "
                        f"{UNNAMED_BASELINE!r}; pass --baseline (gpt-4-0314 for arena-hard-v0.1) to name it.")
     return build_tool_dataset(records, tally, source="Arena-Hard", gold_judge=gold_judge, gold_path=gold,
-                              notices=notices)
+                              notices=notices, path=path)

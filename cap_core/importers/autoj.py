@@ -22,7 +22,8 @@ gold ``A`` / ``B`` from labels 0 / 1; a human tie (label 2) has no A/B gold, so 
 keep a null gold (counted in a notice) and count only in the metrics that need none.
 
 Auto-J's own metrics (:func:`autoj_agreement`, ``pairwise_eval.py``) are computed from the
-same reading: with both files, *agreement* is the share of pairs whose prediction and
+same reading, by the rule of :mod:`cap_core.analyses.source_rules.autoj` (which ``source-metrics``
+also applies to an imported ``autoj`` dataset): with both files, *agreement* is the share of pairs whose prediction and
 de-swapped exchange prediction both equal the label (a tie label is matched by a tie
 prediction), *consistency* the share whose two predictions are equal; with one file
 (``single``), agreement is the share of predictions equal to the label. Per scenario group
@@ -38,6 +39,7 @@ from pathlib import Path
 
 import polars as pl
 
+from cap_core.analyses.source_rules.autoj import BENCHMARK, GROUPS, autoj_table, group_of
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError, capped
 from cap_core.importers._common import load_jsonl
@@ -46,32 +48,8 @@ from cap_core.schema import unswap
 
 __all__ = ["import_autoj", "autoj_agreement", "read_autoj", "autoj_verdict", "GROUPS", "BENCHMARK"]
 
-BENCHMARK = "autoj"
 #: Auto-J's label numbers -> CAP letters (0 = response 1 better).
 _LABEL = {0: "A", 1: "B", 2: "tie"}
-#: Auto-J's scenario groups (``scenario_group`` of ``codes/leaderboard/utils_constants.py``).
-GROUPS: dict[str, tuple[str, ...]] = {
-    "Summarization": ("post_summarization", "text_summarization", "note_summarization"),
-    "Exam Questions": ("math_reasoning", "solving_exam_question_with_math", "solving_exam_question_without_math"),
-    "Code": ("code_simplification", "code_generation", "explaining_code", "code_correction_rewriting",
-             "code_to_code_translation"),
-    "Rewriting": ("text_simplification", "language_polishing", "instructional_rewriting", "text_correction",
-                  "paraphrasing"),
-    "Creative Writing": ("writing_song_lyrics", "writing_social_media_post", "writing_blog_post",
-                         "writing_personal_essay", "creative_writing", "writing_advertisement",
-                         "writing_marketing_materials", "writing_presentation_script", "counterfactual"),
-    "Functional Writing": ("writing_product_description", "writing_job_application", "writing_news_article",
-                           "writing_biography", "writing_email", "writing_legal_document",
-                           "writing_technical_document", "writing_scientific_paper", "functional_writing",
-                           "writing_cooking_recipe"),
-    "General Communication": ("asking_how_to_question", "open_question", "analyzing_general", "explaining_general",
-                              "seeking_advice", "recommendation", "value_judgement", "verifying_fact", "chitchat",
-                              "roleplay", "planning", "brainstorming"),
-    "NLP Tasks": ("ranking", "text_to_text_translation", "data_analysis", "classification_identification",
-                  "title_generation", "question_generation", "reading_comprehension", "keywords_extraction",
-                  "information_extraction", "topic_modeling", "others"),
-}
-_GROUP_OF = {s: g for g, scenarios in GROUPS.items() for s in scenarios}
 _DECISION = "final decision is "
 _EXCHANGE = re.compile(r"(^|_)exchange(_|$)")
 
@@ -250,8 +228,8 @@ def import_autoj(path: Path | str) -> Dataset:
     if ties:
         notes.append(f"Auto-J: {ties} of {len(source)} pairs are labelled a tie by the annotators: CAP's gold is "
                      "A or B, so they have no gold (Auto-J's own agreement counts a tie prediction right on them: "
-                     "see autoj_agreement).")
-    return build_tool_dataset(records, tally, source="Auto-J", notices=notes)
+                     "`source-metrics` gives it).")
+    return build_tool_dataset(records, tally, source="Auto-J", notices=notes, path=path)
 
 
 def autoj_agreement(path: Path | str) -> pl.DataFrame:
@@ -272,27 +250,9 @@ def autoj_agreement(path: Path | str) -> pl.DataFrame:
     """
     source, runs, _ = read_autoj(path)
     for i, s in enumerate(source, start=1):
-        if s["scenario"] not in _GROUP_OF:
+        if group_of(s["scenario"]) is None:
             raise CAPInputError("Auto-J scenario outside Auto-J's groups", row=i, column="scenario",
                                 got=s["scenario"], expected="one of the 58 scenarios of Auto-J's test set",
                                 fix="use the unmodified testdata_pairwise.jsonl")
-    rows = []
-    for run in runs:
-        pairwise = run.ba is not None
-        per: dict[str, list[int]] = {g: [0, 0, 0] for g in (*GROUPS, "Overall")}  # n, right, agree
-        for k, src in enumerate(source):
-            gold = _LABEL[src["label"]]
-            a = run.ab[k]
-            b = run.ba[k] if pairwise else None
-            right = (a == gold and b == gold) if pairwise else a == gold
-            agree = pairwise and a == b and a != "unparsed"
-            for g in (_GROUP_OF[src["scenario"]], "Overall"):
-                per[g][0] += 1
-                per[g][1] += right
-                per[g][2] += agree
-        for g, (n, right, agree) in per.items():
-            if n:
-                rows.append({"judge": run.judge, "type": "pairwise" if pairwise else "single", "group": g, "n": n,
-                             "agreement": 100 * right / n, "consistency": 100 * agree / n if pairwise else None})
-    return pl.DataFrame(rows, schema={"judge": pl.String, "type": pl.String, "group": pl.String, "n": pl.Int64,
-                                      "agreement": pl.Float64, "consistency": pl.Float64})
+    return autoj_table([_LABEL[s["label"]] for s in source], [s["scenario"] for s in source],
+                       [(run.judge, run.ab, run.ba) for run in runs])

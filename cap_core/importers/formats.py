@@ -29,16 +29,16 @@ Options (:data:`OPTIONS`; the CLI spells them ``--gold-judge`` etc.): ``gold_jud
 from __future__ import annotations
 
 import importlib
-import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from cap_core.errors import CAPInputError, capped
+from cap_core.io import parse_json
 
-__all__ = ["ImportFormat", "FORMATS", "KINDS", "OPTIONS", "PATH_OPTIONS", "check_options", "read", "detect",
-           "describe"]
+__all__ = ["ImportFormat", "FORMATS", "KINDS", "OPTIONS", "PATH_OPTIONS", "FIELDS", "flag", "check_options", "read",
+           "detect", "describe"]
 
 #: Every option a format may take -> what it is (one line; the CLI's help and the dashboard's labels).
 OPTIONS: dict[str, str] = {
@@ -56,6 +56,21 @@ OPTIONS: dict[str, str] = {
 }
 #: The options whose value is a file or folder.
 PATH_OPTIONS: tuple[str, ...] = ("gold", "fork", "judgments", "declarations")
+#: The dashboard's field for each option it offers (the sidebar's labels; the readers' messages name the
+#: CLI's flag, :func:`flag`, and an upload's messages name these fields instead).
+FIELDS: dict[str, str] = {
+    "gold_judge": "Reference judges (their majority is gold)",
+    "gold": "Gold table (optional)",
+    "baseline": "Baseline model",
+    "strategies": "Strategies (comma-separated)",
+    "judgments": "Judgments table (optional)",
+    "declarations": "Coverage declarations (optional)",
+}
+
+
+def flag(name: str) -> str:
+    """The CLI's flag of option ``name``: ``--gold-judge`` for ``gold_judge``."""
+    return "--" + name.replace("_", "-")
 _GOLD = ("gold_judge", "gold")
 
 
@@ -218,7 +233,9 @@ def read(kind: str, path: str | Path, **options: Any):
     ------
     CAPInputError
         From :func:`check_options`; a path that does not exist (argument ``path``); the
-        reader's own errors (file, row and column named).
+        reader's own errors (file, row and column named), or, when the reader refuses files
+        that :func:`detect` finds to be another kind's, a line saying which kind they look like
+        (an MT-Bench file read as AlpacaEval is not "malformed JSON").
     """
     fmt = _format(kind)
     given = check_options(kind, options)
@@ -237,7 +254,17 @@ def read(kind: str, path: str | Path, **options: Any):
         # LLMBar's reader defaults to three strategies; the registry's default is every strategy present
         given["strategies"] = _strategies(path, given["strategies"]) if "strategies" in given else None
     rename = dict(fmt.arguments)
-    return fmt.function()(path, **{rename.get(k, k): v for k, v in given.items()})
+    try:
+        return fmt.function()(path, **{rename.get(k, k): v for k, v in given.items()})
+    except CAPInputError as err:
+        other = detect(path)
+        if other is None or other == kind:
+            raise
+        what = "file" if path.is_file() else "folder"
+        raise CAPInputError(f"the {what} looks like {FORMATS[other].title}, not {fmt.title}", file=err.file or
+                            str(path), expected=f"{fmt.title}: {fmt.path}", got=err.problem,
+                            fix=f"read it as the {other} format ({FORMATS[other].title}), or give {fmt.title}'s "
+                                "own files") from None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -253,13 +280,13 @@ def _first_record(p: Path) -> dict | None:
     obj = None
     if p.suffix == ".json":
         try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
+            obj = parse_json(text)
+        except CAPInputError:  # not JSON, or nested deeper than Python parses
             obj = None
     if obj is None:  # JSON lines (or a .json holding them): the first line
         try:
-            obj = json.loads(text.lstrip().split("\n", 1)[0])
-        except (ValueError, RecursionError):
+            obj = parse_json(text.lstrip().split("\n", 1)[0])
+        except CAPInputError:
             return None
     if isinstance(obj, list):
         obj = obj[0] if obj else None

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.io import read_table
+from cap_core.io import parse_json, read_table
 from cap_core.schema import (
     DECLARATION_SCHEMA,
     ITEMS_SCHEMA,
@@ -39,8 +38,8 @@ def _split_list(cell) -> list[str]:
     text = str(cell).strip()
     if text.startswith("["):
         try:
-            parsed = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):  # not a JSON list: read as ;-separated text
+            parsed = parse_json(text)
+        except CAPInputError:  # not a JSON list (or too deep to read): read as ;-separated text
             parsed = None
         if isinstance(parsed, list):
             return [str(x) for x in parsed]

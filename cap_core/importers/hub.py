@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import json
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import Callable
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.io import parse_json
 from cap_core.outputs import make_dirs, remove_file, write_file
 
 __all__ = ["HubSource", "REGISTRY", "fetch", "names", "chosen_second"]
@@ -74,8 +74,8 @@ def _judgebench_layout(out: Path) -> list[str]:
     for f in sorted((out / "data").glob("*-of-*.jsonl")):
         first = next((line for line in f.read_text(encoding="utf-8").splitlines() if line.strip()), "")
         try:
-            model = json.loads(first).get("response_model")
-        except (json.JSONDecodeError, RecursionError, AttributeError):
+            model = parse_json(first, file=str(f), row=1).get("response_model")
+        except (CAPInputError, AttributeError):
             model = None
         if not model:
             raise CAPInputError("JudgeBench file from the Hub without response_model", file=str(f), row=1,

@@ -52,7 +52,7 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.importers._common import load_json
 from cap_core.importers._tools import Tally, Verdict, build_tool_dataset, judge_files, read_each
-from cap_core.io import parse_json
+from cap_core.io import parse_json, read_unpacked
 from cap_core.schema import unswap
 
 __all__ = ["import_inspect", "answer_verdict", "read_log", "check_pairwise", "PAIRWISE_NEEDS"]
@@ -97,9 +97,11 @@ def _zip_member(zf: zipfile.ZipFile, name: str, path: Path) -> object:
             name_len, extra_len = struct.unpack("<HH", head[26:30])
             fh.seek(info.header_offset + 30 + name_len + extra_len)
             raw = fh.read(info.compress_size)
-        data = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
-    else:
-        data = zf.read(name)
+        data = read_unpacked(zstandard.ZstdDecompressor().stream_reader(raw), file=str(path), member=name,
+                             what="a member of the .eval log")
+    else:  # counted while unpacking (cap_core.io.MAX_UNPACKED_BYTES): the sizes the archive declares are not trusted
+        with zf.open(name) as src:
+            data = read_unpacked(src, file=str(path), member=name, what="a member of the .eval log")
     try:
         return parse_json(data, file=str(path), what="the .eval log")
     except CAPInputError as err:
@@ -264,4 +266,4 @@ def import_inspect(path: Path | str, *, gold_judge: str | None = None, gold: Pat
                         skip=lambda f: f.name.startswith("logs.json"))
     records, notices = read_each(files, lambda f: read_log(f, tally), source="inspect")
     return build_tool_dataset(records, tally, source="inspect", gold_judge=gold_judge, gold_path=gold,
-                              notices=notices)
+                              notices=notices, path=path)

@@ -202,4 +202,4 @@ def import_mtbench(path: Path | str, *, gold_judge: str | None = None, gold: Pat
                         fix="point at gpt-4_pair.jsonl or its folder")
     records, notices = read_each(files, lambda f: read_judgments(f, tally, prompts), source="MT-Bench")
     return build_tool_dataset(records, tally, source="MT-Bench", gold_judge=gold_judge, gold_path=gold,
-                              notices=notices + _prompt_notices(prompts))
+                              notices=notices + _prompt_notices(prompts), path=path)

@@ -30,7 +30,6 @@ accuracy (``rewardbench_accuracy``, :mod:`cap_core.analyses.source_metrics`).
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError, capped
 from cap_core.importers._common import verdict_notices, rule_notices
 from cap_core.importers.hub import chosen_second
-from cap_core.io import decode_text
+from cap_core.io import decode_text, parse_json
 
 __all__ = ["import_rewardbench", "read_scores_file", "read_results", "section_scores", "subset_accuracy",
            "EXAMPLE_COUNTS", "SECTIONS", "BENCHMARK"]
@@ -71,19 +70,7 @@ _META = ("model", "model_type", "chat_template", "ref_model")
 def _load(path: Path) -> object:
     """A JSON object, a list, or JSON values written one after another (save_to_hub's list form)."""
     text, _ = decode_text(path.read_bytes(), path.name)
-    dec = json.JSONDecoder()
-    values, pos = [], 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text):
-            break
-        try:
-            value, pos = dec.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise CAPInputError("malformed JSON", file=path.name, row=exc.lineno,
-                                fix=f"repair the file ({exc.msg})") from None
-        values.append(value)
+    values = parse_json(text, file=path.name, what="the RewardBench file", many=True)  # the project's one JSON reader
     if not values:
         raise CAPInputError("empty RewardBench file", file=path.name, expected="a results JSON written by run_rm.py",
                             fix="pass the file RewardBench wrote under results/")
@@ -338,7 +325,8 @@ def import_rewardbench(path: Path | str) -> Dataset:
         raise CAPInputError("no RewardBench per-item scores file", file=str(path),
                             expected="eval-set-scores/<org>/<model>.json (per pair: subset, id, scores_chosen, "
                                      "scores_rejected, results)",
-                            got=(f"{len(results)} per-subset results file(s)" if results else None),
+                            got="; ".join(([f"{len(results)} per-subset results file(s)"] if results else [])
+                                          + ([f"files not read: {capped(bad)}"] if bad else [])) or None,
                             fix="pass the per-item scores files; per-subset results hold accuracies only "
                                 "(read them with cap_core.importers.rewardbench.read_results)")
     notes = verdict_notices(judgments, "RewardBench") + rule_notices(judgments, "RewardBench") + notes

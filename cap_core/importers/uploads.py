@@ -18,10 +18,12 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from cap_core.errors import CAPInputError
+from cap_core.io import copy_unpacked
 
 __all__ = ["write_uploads", "read_uploads", "detect_upload", "upload_root", "MAX_UNZIPPED_BYTES"]
 
-#: Largest total size of the files a .zip upload may unpack to (bytes).
+#: Largest total size of the files a .zip upload may unpack to (bytes); each member is also held to
+#: :data:`cap_core.io.MAX_UNPACKED_BYTES`, counted while it is unpacked.
 MAX_UNZIPPED_BYTES = 2 * 1024**3
 
 
@@ -56,6 +58,7 @@ def _unzip(data: bytes, name: str, target: Path) -> None:
         if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
             raise CAPInputError("the .zip unpacks to too much data", file=name,
                                 expected=f"at most {MAX_UNZIPPED_BYTES // 1024**3} GB", fix="zip only the tool's files")
+        total = 0
         for m in members:
             parts = PurePosixPath(m.filename.replace("\\", "/")).parts
             if not parts or m.filename.startswith("/") or ".." in parts or ":" in parts[0]:
@@ -63,8 +66,12 @@ def _unzip(data: bytes, name: str, target: Path) -> None:
                                     fix="zip the folder with relative paths")
             out = target.joinpath(*parts)
             out.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(m) as src, out.open("wb") as dst:
-                shutil.copyfileobj(src, dst)
+            with archive.open(m) as src, out.open("wb") as dst:  # counted as it unpacks: headers are not trusted
+                total += copy_unpacked(src, dst, file=name, member=m.filename, what="a member of the .zip")
+            if total > MAX_UNZIPPED_BYTES:
+                raise CAPInputError("the .zip unpacks to too much data", file=name,
+                                    expected=f"at most {MAX_UNZIPPED_BYTES // 1024**3} GB",
+                                    fix="zip only the tool's files")
 
 
 def write_uploads(files: tuple[tuple[str, bytes], ...] | list[tuple[str, bytes]], root: Path | None = None) -> Path:
@@ -136,16 +143,56 @@ def read_uploads(kind: str, files, options: dict | None = None, option_files: di
     CAPInputError
         As :func:`write_uploads` and the format's reader; option checks name the option.
     """
+    import dataclasses
+
     from cap_core.importers.formats import read
 
     folder = write_uploads(files, root)
     only = [n for n, _ in files]
     path = folder / _safe_name(only[0]) if len(only) == 1 and not only[0].lower().endswith(".zip") else folder
+    zipped = len(only) == 1 and only[0].lower().endswith(".zip")
+    places = {folder: (_safe_name(only[0]) + "/" if zipped else "", _safe_name(only[0]) if zipped else "the upload")}
     opts = {k: v for k, v in (options or {}).items() if v not in (None, "")}
     for name, upload in (option_files or {}).items():
         if upload is not None:
             opts[name] = write_uploads([upload], root) / _safe_name(upload[0])
-    return read(kind, path, **opts)
+            places[opts[name].parent] = ("", _safe_name(upload[0]))
+    try:
+        ds = read(kind, path, **opts)
+    except CAPInputError as err:
+        raise _as_uploaded(err, places) from None
+    notices = tuple(_uploaded_text(n, places) for n in ds.notices)
+    return ds if notices == ds.notices else dataclasses.replace(ds, notices=notices)
+
+
+def _uploaded_text(text: str, places: dict[Path, tuple[str, str]]) -> str:
+    """``text`` in the dashboard's terms: the folder an upload was written to becomes what the user uploaded
+    (a file's own name, ``logs.zip/<member>`` for a member of an uploaded .zip), and the CLI's option flags
+    (``--gold-judge``) the sidebar's fields (:data:`cap_core.importers.formats.FIELDS`)."""
+    import re
+
+    from cap_core.importers.formats import FIELDS, flag
+
+    for where, (prefix, whole) in places.items():
+        text = text.replace(str(where) + os.sep, prefix).replace(str(where), whole)
+    names = {flag(n): f"“{label}”" for n, label in FIELDS.items()}
+    pattern = "|".join(re.escape(f) for f in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w-])(?:{pattern})(?![\w-])", lambda m: names[m.group(0)], text)
+
+
+def _as_uploaded(err: CAPInputError, places: dict[Path, tuple[str, str]]) -> CAPInputError:
+    """``err`` with every text part in the dashboard's terms (:func:`_uploaded_text`); an argument that is a
+    CLI flag becomes the sidebar's field."""
+    from cap_core.importers.formats import FIELDS, flag
+
+    fields = {flag(n): label for n, label in FIELDS.items()}
+    parts = {k: _uploaded_text(v, places) for k in ("problem", "file", "expected", "fix")
+             if isinstance(v := getattr(err, k), str)}
+    if isinstance(err.got, str):
+        parts["got"] = _uploaded_text(err.got, places)
+    if err.argument in fields:
+        parts["argument"] = fields[err.argument]
+    return err.replace(**parts)
 
 
 def detect_upload(files, root: Path | None = None) -> str | None:

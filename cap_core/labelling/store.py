@@ -36,7 +36,7 @@ import polars as pl
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.io import read_table
+from cap_core.io import parse_json, read_table
 from cap_core.schema import MAX_ID_LENGTH, unswap
 
 __all__ = ["TEXT_COLUMNS", "CHOICES", "read_pairs", "items_sha", "shown_swapped", "labels_path", "LabelStore",
@@ -172,11 +172,11 @@ class LabelStore:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = parse_json(line, file=str(self.path), row=i)
                 if (not isinstance(rec, dict) or rec.get("label") not in CHOICES
                         or rec.get("benchmark") is None or rec.get("item_id") is None):
                     raise ValueError("not a label line")
-            except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
+            except ValueError:  # CAPInputError (malformed or too deep) is a ValueError
                 if i == len(lines):
                     notes.append(f"{self.path.name}: the last line was cut short (line {i}) and is ignored; "
                                  "label that item again.")

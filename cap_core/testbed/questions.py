@@ -17,7 +17,6 @@ and the column.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.io import parse_json
 from cap_core.schema import MAX_ID_LENGTH
 
 __all__ = ["QUESTIONS_SCHEMA", "Questions", "read_questions", "parse_options"]
@@ -47,7 +47,11 @@ class Questions:
 
 
 def parse_options(value: object) -> list[str]:
-    """The options of a multiple-choice row: a list, a JSON array, or text split at ``|``; labels dropped."""
+    """The options of a multiple-choice row: a list, a JSON array, or text split at ``|``; labels dropped.
+
+    A cell that starts with ``[`` is read as JSON with :func:`cap_core.io.parse_json`; text that is not
+    JSON is split at ``|``, but JSON nested too deeply to read raises its :class:`CAPInputError`.
+    """
     if isinstance(value, (list, tuple)) or isinstance(value, pl.Series):
         items = [str(v) for v in value]
     else:
@@ -55,10 +59,12 @@ def parse_options(value: object) -> list[str]:
         items = None
         if text.startswith("["):
             try:
-                parsed = json.loads(text)
-                items = [str(v) for v in parsed] if isinstance(parsed, list) else None
-            except json.JSONDecodeError:
-                items = None
+                parsed = parse_json(text, what="the options cell")
+            except CAPInputError as err:
+                if err.problem.startswith("JSON nested too deeply"):
+                    raise  # neither a list of options nor text to split: refused, never guessed at
+                parsed = None  # not JSON: text split at |
+            items = [str(v) for v in parsed] if isinstance(parsed, list) else None
         if items is None:
             items = text.split("|")
     return [re.sub(r"^\s*\(?[A-Za-z]\s*[).:]\s+", "", s).strip() for s in items if str(s).strip()]
@@ -135,7 +141,10 @@ def read_questions(source: str | Path, data: bytes | None = None) -> Questions:
     if mcq:
         opts, correct = _text(frame, "options"), _text(frame, "correct")
         for r in range(n):
-            options = parse_options(opts[r])
+            try:
+                options = parse_options(opts[r])
+            except CAPInputError as err:
+                raise err.replace(file=name, row=r + 1, column="options") from None
             if not options:
                 raise CAPInputError("a multiple-choice row without options", file=name, row=r + 1, column="options",
                                     expected="options as a JSON list or text split at '|'", got=opts[r],

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from cap_core.errors import CAPInputError
-from cap_core.export import neutralise_formulas, to_csv_bytes, to_json_bytes
+from cap_core.export import neutralise_formulas, round_floats, to_csv_bytes, to_json_bytes
 
 
 def shown() -> pl.DataFrame:
@@ -88,3 +88,41 @@ def test_float_noise_is_removed_in_both_exports():
     rows = json.loads(to_json_bytes(df))
     assert [r["value"] for r in rows[:4]] == [0.3, 58.0, 5.5114638448e-06, -0.4] and rows[4]["value"] is None
     assert [r["n"] for r in rows] == [1, 2, 3, 4, 5, 6]
+
+
+def test_rounding_is_decimal_exact_at_every_magnitude():
+    # a requested weight 1e308, a tiny value and 2.5e-12 come back as written; polars' round_sig_figs
+    # scales by a power of ten and wrote 1.0000000000000006e+308, 3.299999999999998e-300, 2.5000000000000003e-12
+    df = pl.DataFrame({"w": [1e308, 3.3e-300, 2.5e-12, -7.25e33]})
+    assert to_csv_bytes(df).decode().splitlines()[1:] == ["1e+308", "3.3e-300", "2.5e-12", "-7.25e+33"]
+    assert [r["w"] for r in json.loads(to_json_bytes(df))] == [1e308, 3.3e-300, 2.5e-12, -7.25e33]
+
+
+def test_an_exact_half_at_the_last_digit_rounds_to_even():
+    # 12345678901.25 is exact in binary (…01 + 1/4) and has 13 significant digits: the 13th is an exact
+    # half, which decimal rounding sends to the even 12th digit, 12345678901.2 (half away from zero gave .3)
+    assert round_floats(pl.DataFrame({"x": [12345678901.25, -12345678901.35]}))["x"].to_list() == [
+        12345678901.2, -12345678901.4]  # -…01.35 is -…01.3500003814697… in binary: above the half, it goes up
+    assert round_floats(pl.DataFrame({"x": [2.5, 3.5, 0.75]}), 1)["x"].to_list() == [2.0, 4.0, 0.8]
+
+
+def test_rounding_equals_the_decimal_rule_on_values_of_every_size():
+    import numpy as np
+
+    rng = np.random.default_rng(19)
+    v = rng.standard_normal(200_000) * 10.0 ** rng.integers(-320, 309, 200_000)
+    v[:4] = [0.0, -0.0, np.inf, np.nan]
+    for digits in (1, 6, 12, 15):
+        got = round_floats(pl.DataFrame({"x": v}), digits)["x"].to_numpy()
+        want = np.array([float(format(x, f".{digits}g")) for x in v.tolist()])  # the rule, by definition
+        assert np.array_equal(got, want, equal_nan=True), digits
+        assert np.signbit(got[1]) and not np.signbit(got[0])
+
+
+def test_nulls_nan_and_float32_are_kept():
+    df = pl.DataFrame({"f": pl.Series([1.00000001, None, float("nan")], dtype=pl.Float32),
+                       "g": [None, 0.1 + 0.2, float("-inf")]})
+    out = round_floats(df)
+    assert out.schema == df.schema
+    assert out["f"].is_null().to_list() == [False, True, False] and out["f"].is_nan().to_list()[2]
+    assert out["g"].to_list() == [None, 0.3, float("-inf")]

@@ -190,6 +190,17 @@ def test_bad_and_stale_link_parameters_are_ignored_with_a_notice():
     assert at.selectbox(key="sb_benchmark").value == "judgebench"
 
 
+def test_link_weights_naming_a_condition_twice_are_ignored_saying_so():
+    # ?w=C7%3D5%2CC7%3D0.1 (the query string decoded): which C7 was meant is not for the page to guess
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"w": "C7=5,C7=0.1"})
+    at.run()
+    _ok(at)
+    note = rendered(at.warning[0].value)
+    assert "weights 'C7=5,C7=0.1'" in note and "C7 is named twice" in note, note
+    assert at.slider(key="sb_w_C7").value not in (5.0, 0.1)
+
+
 def test_old_page_paths_switch_to_the_new_ones():
     import streamlit as st
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ui.query import parse_slider_weights, weights_text
+from ui.query import parse_slider_weights, slider_weights_problem, weights_text
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -64,3 +64,14 @@ def test_weights_text_round_trip():
     assert parse_slider_weights("C1=2,C7=1")["C1"] == 2.0  # ratios such as 2:1 (sliders go to 5)
     for bad in ("C1=6", "C1=-1", "C9=1", "C1=0.25", "C1", "C1=x"):
         assert parse_slider_weights(bad) is None, bad
+
+
+def test_link_weights_that_do_not_fit_say_why():
+    # a condition named twice: the old reading kept the last (C7=0.1) without a word
+    assert parse_slider_weights("C7=5,c7=0.1") is None
+    assert slider_weights_problem("C7=5,c7=0.1") == "C7 is named twice"
+    # digit grouping: float("0_5") is 5.0, a weight the link does not say in digits
+    assert parse_slider_weights("C7=0_5") is None
+    assert slider_weights_problem("C7=0_5") == "the weight of C7 is not a number from 0 to 5 in steps of 0.1"
+    assert slider_weights_problem("C9=1") == "'C9=1' is not CONDITION=NUMBER with a condition C1..C8"
+    assert slider_weights_problem("C1=2,C7=0.5") is None and slider_weights_problem("none") is None

@@ -79,3 +79,41 @@ def test_a_tool_file_in_the_table_uploader_is_detected():
     assert_clean(at)
     assert any("Read as MT-Bench (FastChat) (detected from the file)" in c.value for c in at.sidebar.caption)
     assert at.selectbox(key="sb_benchmark").value == "mtbench"
+
+
+def _upload_error(kind: str, files, **text_options) -> str:
+    """The one error the sidebar shows for ``files`` uploaded as ``kind``, as the user reads it."""
+    at = _upload_page()
+    at.selectbox(key="sb_upload_format").set_value(kind).run()
+    for name, value in text_options.items():
+        at.text_input(key=f"sb_opt_{name}").set_value(value).run()
+    at.file_uploader(key="sb_tool_files").set_value(files).run()
+    assert not at.exception
+    assert len(at.error) == 1, [e.value for e in at.error]
+    return rendered(at.error[0].value)
+
+
+def test_upload_messages_name_the_uploaded_file_and_the_sidebar_fields():
+    """Issue 19, finding 14: an empty gpt-4_pair.jsonl named the CLI flag --gold-judge, and errors showed the
+    folder an upload is written to (<upload dir>/<sha256>/...) instead of the uploaded file's own name."""
+    from cap_core.importers.uploads import upload_root
+
+    msg = _upload_error("mtbench", ("gpt-4_pair.jsonl", b"", "application/json"))
+    assert msg.startswith("no judgment in the MT-Bench files [file gpt-4_pair.jsonl]") and "--" not in msg
+    data = (MT / "model_judgment" / "gpt-4_pair.jsonl").read_bytes()
+    msg = _upload_error("mtbench", ("gpt-4_pair.jsonl", data, "application/json"), gold_judge="expert_*")
+    assert "argument `Reference judges (their majority is gold)`" in msg and "--gold-judge" not in msg
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("results/m/ann/annotations.json", "{not json")
+    msg = _upload_error("alpacaeval", ("ae.zip", buf.getvalue(), "application/zip"))
+    assert "[file ae.zip/results/m/ann/annotations.json, row 1]" in msg
+    assert str(upload_root()) not in msg
+
+
+def test_a_file_of_another_format_says_which_format_it_looks_like():
+    """The real MT-Bench gpt-4_pair.jsonl uploaded as AlpacaEval said "malformed JSON … Extra data"."""
+    data = (MT / "model_judgment" / "gpt-4_pair.jsonl").read_bytes()
+    msg = _upload_error("alpacaeval", ("gpt-4_pair.jsonl", data, "application/json"))
+    assert msg.startswith("the file looks like MT-Bench (FastChat), not AlpacaEval [file gpt-4_pair.jsonl]")
+    assert "Extra data" not in msg

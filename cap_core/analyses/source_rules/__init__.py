@@ -7,6 +7,8 @@
                 rates of show_result.py and the judge-human agreement of compute_agreement.py
 ``arena_hard``  Arena-Hard-Auto's score: the model's win rate against the baseline, a ``>>``
                 label counting three battles
+``autoj``       Auto-J's pairwise_eval.py: agreement with the human label (a tie included) and
+                consistency across the swapped run, per scenario group
 
 May import: the ``cap_core`` root.
 """

@@ -85,6 +85,12 @@ KINDS: list[tuple[str, list[str], str]] = [
                                                            "--out", "{T}/ds"], "deep.jsonl"),
     ("import: inspect log nested 100,000 deep", ["import", "--format", "inspect", "{X}/deep.json", "--out",
                                                  "{T}/ds"], "deep.json"),
+    ("import: rewardbench file nested 100,000 deep", ["import", "--format", "rewardbench", "{X}/deep.json",
+                                                      "--out", "{T}/ds"], "deep.json"),
+    ("import: rewardbench folder of a file nested 100,000 deep", ["import", "--format", "rewardbench",
+                                                                  "{X}/rbdeep", "--out", "{T}/ds"], "deep.json"),
+    ("import: autoj JSON lines nested 100,000 deep", ["import", "--format", "autoj", "{X}/rbdeep", "--out",
+                                                      "{T}/ds"], "deep.jsonl"),
     ("import: mtbench malformed JSON line", ["import", "--format", "mtbench", "{X}/bad.jsonl", "--out", "{T}/ds"],
      "bad.jsonl"),
     ("import: llmbar folder missing", ["import", "llmbar", "{X}/nope", "--out", "{T}/ds"], "nope"),
@@ -136,6 +142,7 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("choose: weight 1e309 (overflows to inf)", _choose("--weights", "C1=1e309"), "--weights"),
     ("choose: weight without a number", _choose("--weights", "C1"), "--weights"),
     ("choose: weight not a number", _choose("--weights", "C1=high"), "--weights"),
+    ("choose: weight with digit grouping 1_000", _choose("--weights", "C1=1,C7=1_000"), "C7=1_000"),
     ("choose: a condition weighed twice", _choose("--weights", "C1=1,C1=2"), "--weights"),
     ("choose: all weights zero", _choose("--weights", "C1=0,C7=0"), "--weights"),
     ("choose: empty weights", _choose("--weights", ","), "--weights"),
@@ -143,6 +150,7 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("choose: weights and a preset", _choose("--weights", "C1=1", "--preset", "balanced"), "--preset"),
     ("choose: minimum of an unknown condition", _choose("--min", "C9=60"), "--min"),
     ("choose: minimum nan", _choose("--min", "C7=nan"), "--min"),
+    ("choose: minimum with digit grouping 6_0", _choose("--min", "C7=6_0"), "C7=6_0"),
     ("choose: minimum above 100", _choose("--min", "C7=150"), "--min"),
     ("choose: minimum without a value", _choose("--min", "C7"), "--min"),
     ("choose: gate on an unknown judge", _choose("--fail-below", "nosuch=60"), "--fail-below"),
@@ -395,7 +403,7 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("source-metrics: --data missing", ["source-metrics", "--data", "{X}/nope", "--out", "{T}/m.csv"], "nope"),
     ("source-metrics: --out replaces the data's items", ["source-metrics", "--data", "{D}", "--out",
                                                          "{D}/items.parquet"], "--out"),
-    ("source-metrics: data without LLMBar or JudgeBench", ["source-metrics", "--data", str(ROOT / "data" / "pandalm"),
+    ("source-metrics: data without a source of its own metrics", ["source-metrics", "--data", str(ROOT / "data" / "pandalm"),
                                                            "--out", "{T}/m.csv"], "pandalm"),
 ]
 
@@ -410,6 +418,9 @@ def _write_inputs(x: Path, d: Path) -> None:
     deep = "[" * DEEP + "]" * DEEP
     (x / "deep.json").write_text(deep)
     (x / "deep.jsonl").write_text('{"question_id": 1, "x": ' + deep + "}\n")
+    (x / "rbdeep" / "eval-set-scores" / "org").mkdir(parents=True)  # RewardBench's layout, one file
+    (x / "rbdeep" / "eval-set-scores" / "org" / "deep.json").write_text(deep)
+    (x / "rbdeep" / "deep.jsonl").write_text('{"output": ' + deep + "}\n")
     (x / "bad.jsonl").write_text('{"question_id": 1, "model": \n')
     (x / "notjson.json").write_text("{not json")
     (x / "binary.csv").write_bytes(bytes(range(256)) * 8)

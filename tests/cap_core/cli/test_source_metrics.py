@@ -24,4 +24,5 @@ def test_dataset_without_a_known_source_is_one_line_exit_2(tmp_path, default_dat
     pandalm = default_data_dir.parent / "pandalm"
     assert main(["source-metrics", "--data", str(pandalm), "--out", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: no LLMBar or JudgeBench judgments") and "\n" not in err
+    # the line names the sources it computes (issue 19 finding 12: it named two of seven)
+    assert err.startswith("error: no judgments of a source whose own metrics CAP Studio computes") and "\n" not in err

@@ -331,3 +331,53 @@ def test_cli_wrong_file_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert rc == 2 and err.startswith("error: ") and "\n" not in err
     assert "row 2" in err and "Fix:" in err
+
+
+def test_files_left_out_as_repeats_and_mislabelled_files_are_named(tmp_path, capsys):
+    """Issue 19, finding 13: the whole upstream tree said only "3220 repeated judgments ... left out". Two
+    real files (tests/fixtures/alpacaeval/SOURCE.md, ``mislabelled/``) copy a sibling's records under their
+    own folder: falcon-7b-instruct's file names falcon-40b-instruct, Mistral's alpaca_eval_gpt4_turbo_fn
+    file names the cot annotator. Files are read in sorted path order and the first record wins, so the
+    falcon-40b and cot files are kept (``"4" < "7"``, ``"c" < "g"``) and 3 records of each copy are left out."""
+    src = FX / "alpacaeval" / "mislabelled" / "results"
+    assert main(["import", "--format", "alpacaeval", str(src), "--out", str(tmp_path / "ds")]) == 0
+    notes = load_dataset(tmp_path / "ds").notices
+    capsys.readouterr()
+    repeats = next(n for n in notes if "repeated judgments" in n)
+    assert repeats.startswith("AlpacaEval: 6 repeated judgments (same judge, item and order) left out")
+    assert ("3 of Mistral-7B-Instruct-v0.2/alpaca_eval_gpt4_turbo_fn/annotations.json (repeating "
+            "Mistral-7B-Instruct-v0.2/alpaca_eval_cot_gpt4_turbo_fn/annotations.json)") in repeats
+    assert ("3 of falcon-7b-instruct/alpaca_eval_gpt4/annotations.json (repeating "
+            "falcon-40b-instruct/alpaca_eval_gpt4/annotations.json)") in repeats
+    named = next(n for n in notes if "name another model or annotator" in n)
+    assert "falcon-7b-instruct/alpaca_eval_gpt4/annotations.json names the model falcon-40b-instruct" in named
+    assert ("Mistral-7B-Instruct-v0.2/alpaca_eval_gpt4_turbo_fn/annotations.json names the annotator "
+            "alpaca_eval_cot_gpt4_turbo_fn") in named
+    # the files that match their folders are not named
+    assert "falcon-40b-instruct/" not in named and "alpaca_eval_cot_gpt4_turbo_fn/annotations" not in named
+
+
+def test_a_file_outside_the_results_layout_is_not_checked(tmp_path):
+    """An annotations file in a folder of the user's own (its folders name neither its model nor its
+    annotator) gives no folder notice."""
+    own = tmp_path / "my run" / "annotations.json"
+    own.parent.mkdir()
+    shutil.copy(FX / "alpacaeval" / "mislabelled" / "results" / "falcon-7b-instruct" / "alpaca_eval_gpt4" /
+                "annotations.json", own)
+    ds = import_alpacaeval(own.parent)
+    assert not any("name another model" in n for n in ds.notices)
+    assert not any("repeated judgments" in n for n in ds.notices)
+
+
+def test_a_value_that_is_no_preference_is_an_unparsed_verdict_and_the_notice_says_so(tmp_path):
+    """By hand: 0 is an old file's draw, 2 output_2; "x", 3 and null are no preference. They are kept as
+    unparsed verdicts (CAP's unparsed rate counts them); the notice said they were dropped."""
+    recs = [{"instruction": f"instruction {i}", "output_1": "base", "generator_1": "zz_baseline", "output_2": "m",
+             "generator_2": "m", "annotator": "judge", "preference": p} for i, p in enumerate([0, 2, "x", 3, None])]
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(recs))
+    ds = import_alpacaeval(path)
+    assert ds.judgments["verdict"].to_list() == ["tie", "B", "unparsed", "unparsed", "unparsed"]
+    note = next(n for n in ds.notices if "judge judge:" in n)
+    assert "0 A, 1 B, 1 tie, 3 unparsed" in note
+    assert "x = not a preference: counted as unparsed x1" in note and "dropped" not in note

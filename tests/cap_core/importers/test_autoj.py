@@ -75,3 +75,45 @@ def test_a_prediction_file_that_does_not_line_up_is_refused(tmp_path):
     with pytest.raises(CAPInputError) as e:
         import_autoj(tmp_path)
     assert e.value.file == "short_output.jsonl" and "1392 lines" in e.value.expected and e.value.got == 1391
+
+
+def _cli_metrics(folder: Path, tmp_path: Path) -> dict[tuple[str, str], float]:
+    """``import --format autoj`` then ``source-metrics`` on the dataset, as a user runs them (issue 19,
+    finding 12: Auto-J's own numbers were reachable from Python only)."""
+    from cap_core.cli.main import main
+
+    assert main(["import", "--format", "autoj", str(folder), "--out", str(tmp_path / "ds")]) == 0
+    assert main(["source-metrics", "--data", str(tmp_path / "ds"), "--out", str(tmp_path / "m.csv")]) == 0
+    rows = pl.read_csv(tmp_path / "m.csv").filter(pl.col("benchmark") == "autoj")
+    assert rows["cap_value"].null_count() == rows.height  # the tie-labelled pairs have no gold: no counterpart
+    return {(r["subset"], r["metric"]): round(r["value"], 2) for r in rows.iter_rows(named=True)}
+
+
+def test_source_metrics_gives_autoj_published_pairwise_numbers(tmp_path):
+    got = _cli_metrics(FX, tmp_path)
+    assert {g: (got[(g, "autoj_agreement")], got[(g, "autoj_consistency")]) for g in PUBLISHED_PAIRWISE} \
+        == PUBLISHED_PAIRWISE
+    assert len(got) == 2 * len(PUBLISHED_PAIRWISE)
+
+
+def test_source_metrics_gives_autoj_published_single_numbers(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("testdata_pairwise.jsonl", "pairwise_example_output.jsonl"):
+        shutil.copy(FX / name, src / name)
+    got = _cli_metrics(src, tmp_path)
+    assert got == {(g, "autoj_agreement"): v for g, v in PUBLISHED_SINGLE.items()}  # no consistency: one order
+
+
+def test_source_metrics_on_data_without_a_source_names_the_sources_it_computes(tmp_path, capsys):
+    """PandaLM (the embedded data) has no metric of its own here: the line names every source that has one,
+    Auto-J included, instead of the stale "no LLMBar or JudgeBench judgments"."""
+    from cap_core.cli.main import main
+    from cap_core.config import pandalm_data_dir
+
+    assert main(["source-metrics", "--data", str(pandalm_data_dir())]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no LLMBar or JudgeBench" not in err
+    for source in ("LLMBar", "JudgeBench", "AlpacaEval", "MT-Bench", "Arena-Hard", "Auto-J", "RewardBench"):
+        assert source in err
+    assert "got 'pandalm'" in err

@@ -1,0 +1,69 @@
+"""An output inside an input dataset folder is refused when the folder is read from that name (issue 19,
+finding 11).
+
+The tester ran ``summary --data DS --out DS/texts.parquet`` (no texts yet): it was accepted and wrote CSV
+there, and every later command on DS exited 2 (``texts.parquet`` is not Parquet). With ``--data`` given as
+a symbolic link to DS, ``--out DS/notices.txt`` replaced the dataset's notes. The names a dataset folder is
+read from are written out here by hand from the dataset format (README "Data model", the loader's
+docstring): the three tables, the optional texts and notes, and the ``judgments/`` folder of parts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cap_core.cli.main import main
+from cap_core.dataset import load_dataset
+
+#: Where a dataset folder is read from: name inside DS.
+READ_FROM = ("items.parquet", "judgments.parquet", "declarations.parquet", "texts.parquet", "notices.txt",
+             "judgments/part-0.parquet")
+VERBS = (("summary", []), ("source-metrics", []), ("profile", ["--bootstrap", "100"]))
+
+
+@pytest.fixture
+def ds(tmp_path) -> Path:
+    """A dataset folder without texts (an imported joined table), and a symbolic link to it."""
+    rows = ["judge,benchmark,item_id,order,verdict,gold"]
+    rows += [f"{j},b,{i},{o},{v},A" for j in ("j1", "j2") for i in range(6) for o, v in (("AB", "A"), ("BA", "B"))]
+    (tmp_path / "joined.csv").write_text("\n".join(rows) + "\n")
+    assert main(["import", "table", str(tmp_path / "joined.csv"), "--out", str(tmp_path / "DS")]) == 0
+    (tmp_path / "link").symlink_to(tmp_path / "DS")
+    assert not (tmp_path / "DS" / "texts.parquet").exists()
+    return tmp_path / "DS"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("name", READ_FROM)
+@pytest.mark.parametrize("verb, extra", VERBS, ids=[v for v, _ in VERBS])
+@pytest.mark.parametrize("via", ["direct", "data-link", "out-link"])
+def test_output_at_a_name_the_dataset_is_read_from_is_refused(ds, capsys, name, verb, extra, via):
+    link = ds.parent / "link"
+    data = link if via == "data-link" else ds
+    out = (link if via == "out-link" else ds) / name
+    before = _snapshot(ds)
+    status = main([verb, "--data", str(data), *extra, "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert status == 2, err
+    assert err.startswith("error: the output would") and "--out" in err and len(err.splitlines()) == 1
+    assert _snapshot(ds) == before  # nothing written, nothing replaced
+    load_dataset(ds)  # every later command still reads it
+
+
+def test_the_testers_case_then_later_commands_still_work(ds, tmp_path, capsys):
+    assert main(["summary", "--data", str(ds), "--out", str(ds / "texts.parquet")]) == 2
+    assert "texts.parquet" in capsys.readouterr().err
+    assert not (ds / "texts.parquet").exists()
+    assert main(["profile", "--data", str(ds), "--bootstrap", "100", "--out", str(tmp_path / "p.csv")]) == 0
+
+
+def test_an_output_under_another_name_in_the_dataset_folder_is_written(ds, capsys):
+    """A name the folder is not read from stays allowed: the dataset is read as before."""
+    assert main(["summary", "--data", str(ds.parent / "link"), "--out", str(ds / "summary.csv")]) == 0
+    assert (ds / "summary.csv").read_text().startswith("benchmark,judge,")
+    load_dataset(ds)

@@ -1,0 +1,33 @@
+"""ui.text.plain shows invisible direction and control characters by their code point."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.shown import rendered
+from ui.text import plain
+
+# the bidirectional formatting characters of Unicode's UAX #9 (Table 1 and 2): embeddings and overrides
+# U+202A-U+202E, isolates U+2066-U+2069, the marks LRM U+200E, RLM U+200F and ALM U+061C
+BIDI = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C]
+
+
+def test_a_right_to_left_override_is_shown_not_obeyed():
+    # "report\u202Efdp.exe" reads "reportexe.pdf" when the override is obeyed
+    out = plain("report\u202efdp.exe")
+    assert "\u202e" not in out
+    assert rendered(out) == "report[U+202E]fdp.exe"
+    assert rendered(plain("a\u202eb")) == "a[U+202E]b"
+
+
+@pytest.mark.parametrize("code", BIDI)
+def test_every_bidi_control_is_shown_by_its_code_point(code):
+    out = plain(f"x{chr(code)}y")
+    assert chr(code) not in out and rendered(out) == f"x[U+{code:04X}]y"
+
+
+def test_control_characters_are_shown_and_tabs_and_line_breaks_are_not():
+    # an ANSI colour escape (ESC = U+001B), NUL, DEL U+007F and the C1 control CSI U+009B
+    assert rendered(plain("\x1b[31mred\x00\x7f\x9b")) == "[U+001B][31mred[U+0000][U+007F][U+009B]"
+    assert rendered(plain("a\tb\nc\r\nd")) == "a\tb c d"  # tab kept, lines joined with spaces
+    assert rendered(plain("caf\u00e9 \u4e2d")) == "caf\u00e9 \u4e2d"  # letters of any script untouched
