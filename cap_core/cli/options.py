@@ -217,13 +217,17 @@ def check_outputs(**paths: Path | None) -> None:
     check_paths({}, {"--" + k.replace("_", "-"): p for k, p in paths.items() if p is not None}, {})
 
 
+#: Destinations of positional arguments: named in messages by their upper-case metavar, not as ``--options``.
+_POSITIONALS = ("path", "name", "kind", "questions", "folder")
+
+
 def paths_of(args: argparse.Namespace) -> tuple[dict[str, Path], dict[str, Path], dict[str, Path]]:
     """``(inputs, files, folders)`` of a parsed command line for :func:`check_paths`, from the option
     types: :class:`OutputFile`, :class:`OutputFolder`, plain paths (inputs), :class:`InputName` values
     that exist (inputs); :class:`CacheFolder` is neither."""
     inputs, files, folders = {}, {}, {}
     for dest, value in vars(args).items():
-        opt = dest.upper() if dest in ("path", "name", "kind") else "--" + dest.replace("_", "-")
+        opt = dest.upper() if dest in _POSITIONALS else "--" + dest.replace("_", "-")
         for i, v in enumerate(value if isinstance(value, list) else [value]):
             key = opt if not isinstance(value, list) or len(value) == 1 else f"{opt} ({i + 1})"
             if isinstance(v, OutputFile):

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import add_call_options
+from cap_core.cli.options import add_call_options, cache_folder, output_file, output_folder
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -37,7 +37,7 @@ def register(subparsers) -> None:
     b = sub.add_parser("build", help="questions with reference answers -> a testbed folder judges can run on")
     b.add_argument("questions", type=Path, help="CSV/TSV/JSONL/JSON/Parquet: question, answer (optional id, domain, "
                    "context), or question, options, correct (multiple choice)")
-    b.add_argument("--out", type=Path, required=True, help="testbed folder to write (new, empty, or an earlier "
+    b.add_argument("--out", type=output_folder, required=True, help="testbed folder to write (new, empty, or an earlier "
                    "testbed: rebuilt in place, its review kept)")
     b.add_argument("--generator", action="append", help="'rules' (offline, default) or a litellm model; give a "
                    "second one for the replication slice (CAP App. I)")
@@ -50,13 +50,13 @@ def register(subparsers) -> None:
     b.add_argument("--benchmark", help="benchmark name (default: the questions file's name)")
     b.add_argument("--seed", type=int, default=0, help="base of every request's seed")
     b.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
-    b.add_argument("--cache", type=Path, default=None, help="judging cache (default: the project cache)")
+    b.add_argument("--cache", type=cache_folder, default=None, help="judging cache (default: the project cache)")
     b.add_argument("--dry-run", action="store_true", help="print the estimate and stop (nothing sent or written)")
     add_call_options(b)
     b.set_defaults(handler=_build)
     s = sub.add_parser("show", help="counts of a testbed by error type, domain, flag and review state")
-    s.add_argument("testbed", type=Path, help="a testbed folder")
-    s.add_argument("--counts-out", type=Path, help="also write the counts as CSV")
+    s.add_argument("folder", metavar="FOLDER", type=Path, help="a testbed folder")
+    s.add_argument("--counts-out", type=output_file, help="also write the counts as CSV")
     s.set_defaults(handler=_show)
     r = sub.add_parser("replication", help="per-judge change and cross-slice Spearman of two generator slices "
                        "(CAP Table 16)")
@@ -65,7 +65,7 @@ def register(subparsers) -> None:
     r.add_argument("--first", help="first slice benchmark (default: from --testbed)")
     r.add_argument("--second", help="second slice benchmark (default: from --testbed)")
     r.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
-    r.add_argument("--table-out", type=Path, required=True, help="CSV in CAP Table 16 form")
+    r.add_argument("--table-out", type=output_file, required=True, help="CSV in CAP Table 16 form")
     r.set_defaults(handler=_replication)
 
 
@@ -135,11 +135,11 @@ def _show(args: argparse.Namespace) -> str:
         from cap_core.testbed.layout import load_testbed_dir
         from cap_core.testbed.review import pair_counts, read_review
 
-        tb = load_testbed_dir(args.testbed)
+        tb = load_testbed_dir(args.folder)
         counts = pair_counts(tb)
         _, notes = read_review(tb)
     except CAPInputError as err:
-        raise _as_option(err) from None
+        raise (err.replace(argument="FOLDER") if err.argument == "testbed" else _as_option(err)) from None
     m = tb.manifest
     lines = [f"testbed {m['benchmark']} from {m['input']['file']} ({m['input']['rows']} questions, "
              f"{m['input']['kind']}); generators: " + ", ".join(f"{s['generator']} -> {s['benchmark']}"
@@ -157,6 +157,12 @@ def _show(args: argparse.Namespace) -> str:
     lines += [f"notice: {n}" for n in [*m.get("notices", []), *notes]]
     if args.counts_out is not None:
         from cap_core.export import write_csv
+        from cap_core.testbed.layout import check_output
+
+        try:
+            check_output(tb, args.counts_out, "--counts-out")
+        except CAPInputError as err:
+            raise _as_option(err) from None
 
         write_csv(counts, args.counts_out)
         lines.append(f"wrote the counts to {args.counts_out}")
@@ -176,10 +182,15 @@ def _run_replication(args: argparse.Namespace) -> str:
     from cap_core.testbed.replication import replication, table16
 
     first, second = args.first, args.second
-    if args.testbed is not None and (first is None or second is None):
-        from cap_core.testbed.layout import load_testbed_dir
+    manifest = None
+    if args.testbed is not None:
+        from cap_core.testbed.layout import check_output, load_testbed_dir
 
-        slices = [s["benchmark"] for s in load_testbed_dir(args.testbed).manifest["slices"]]
+        tb = load_testbed_dir(args.testbed)
+        manifest = tb.manifest
+        check_output(tb, args.table_out, "--table-out")
+    if manifest is not None and (first is None or second is None):
+        slices = [s["benchmark"] for s in manifest["slices"]]
         if len(slices) < 2:
             raise CAPInputError("the testbed has one generator slice", argument="--testbed", got=str(args.testbed),
                                 expected="a testbed built with two --generator", fix="rebuild with a second generator")

@@ -180,7 +180,12 @@ class BuildResult:
 
 def check_out(out_dir: str | Path, source: str | Path | None) -> Path:
     """Refuse an output folder that is, or holds, the input, is a file, or is a non-empty folder that
-    is not a testbed (CAPInputError, argument ``out_dir``). Returns the folder path."""
+    is not a testbed (CAPInputError, argument ``out_dir``). Returns the folder path.
+
+    A non-empty folder is rebuilt in place only when its ``testbed.json`` is a testbed manifest
+    (:func:`cap_core.testbed.layout.is_testbed`): a folder holding some other file of that name
+    is someone else's and is refused.
+    """
     out = Path(out_dir).expanduser()
     if source is not None:
         src = Path(source).expanduser().resolve()
@@ -188,14 +193,18 @@ def check_out(out_dir: str | Path, source: str | Path | None) -> Path:
         if res == src or res in src.parents:
             raise CAPInputError("the output folder is, or holds, the input file", argument="out_dir",
                                 got=str(out), expected="a folder apart from the questions file",
-                                fix="choose another --out folder (outputs never overwrite inputs)")
+                                fix="choose another output folder (outputs never overwrite inputs)")
     if out.exists() and not out.is_dir():
         raise CAPInputError("the output exists and is a file", argument="out_dir", got=str(out),
-                            expected="a new or empty folder, or an earlier testbed folder", fix="choose another --out")
+                            expected="a new or empty folder, or an earlier testbed folder",
+                            fix="choose another output folder")
     if out.is_dir() and any(out.iterdir()) and not layout.is_testbed(out):
-        raise CAPInputError("the output folder holds other files", argument="out_dir", got=str(out),
-                            expected="a new or empty folder, or an earlier testbed folder (rebuilt in place)",
-                            fix="choose a new --out folder")
+        mine = (out / layout.MANIFEST).is_file()
+        raise CAPInputError("the output folder holds a testbed.json that is not a testbed manifest" if mine else
+                            "the output folder holds other files", argument="out_dir", got=str(out),
+                            expected="a new or empty folder, or an earlier testbed folder (its testbed.json of "
+                                     f"format {layout.FORMAT}: rebuilt in place)",
+                            fix="choose a new output folder")
     return out
 
 
@@ -486,22 +495,27 @@ def _manifest(plan, spec, pairs, report, stats, est, dropped) -> dict:
 
 
 def _write(out: Path, manifest, pairs, variants, attempts, report, drops, plan) -> pl.DataFrame:
+    """Write every file of the folder, all or none (:func:`cap_core.outputs.all_or_nothing`): a failure
+    half-way (a disk that fills, a review that cannot be applied) puts the folder back as it was."""
     from cap_core.export import write_csv
+    from cap_core.outputs import all_or_nothing, make_dirs, write_file
     from cap_core.testbed.review import apply_review
 
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        pairs.write_parquet(out / layout.PAIRS)
-        variants.write_parquet(out / layout.VARIANTS)
-        attempts.write_parquet(out / layout.ATTEMPTS)
-        write_csv(attempts, out / "attempts.csv")
-        write_csv(report, out / "variants.csv")
-        write_csv(drops, out / "dropped.csv")
-        write_csv(plan.unplantable, out / "unplantable.csv")
-        hard = pairs.filter(pl.col("kind") == "hard").select("benchmark", pl.col("base_item_id").alias("item_id"))
-        write_csv(hard, out / layout.HARD_LIST)
-        (out / layout.MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+        with all_or_nothing():
+            make_dirs(out)
+            layout.write_parquet(pairs, out / layout.PAIRS)
+            layout.write_parquet(variants, out / layout.VARIANTS)
+            layout.write_parquet(attempts, out / layout.ATTEMPTS)
+            write_csv(attempts, out / "attempts.csv")
+            write_csv(report, out / "variants.csv")
+            write_csv(drops, out / "dropped.csv")
+            write_csv(plan.unplantable, out / "unplantable.csv")
+            hard = pairs.filter(pl.col("kind") == "hard").select("benchmark",
+                                                                 pl.col("base_item_id").alias("item_id"))
+            write_csv(hard, out / layout.HARD_LIST)
+            write_file(out / layout.MANIFEST, json.dumps(manifest, indent=2, default=str))
+            return apply_review(out)
     except OSError as exc:
         raise CAPInputError("cannot write the testbed folder", file=str(out), argument="out_dir",
-                            got=exc.strerror or str(exc), fix="choose a writable --out folder") from None
-    return apply_review(out)
+                            got=exc.strerror or str(exc), fix="choose a writable output folder") from None

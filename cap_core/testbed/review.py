@@ -35,7 +35,7 @@ from cap_core.testbed.layout import (
     Testbed,
     load_testbed_dir,
     pair_items,
-    write_parquet_atomic,
+    write_parquet,
 )
 
 __all__ = ["ACTIONS", "STATES", "COUNTS_SCHEMA", "read_review", "record", "review_state", "apply_review",
@@ -180,7 +180,7 @@ def apply_review(tb: Testbed | str | Path) -> pl.DataFrame:
         added, _dropped = augment_items(redo, pad_factor=float(tb.manifest["settings"]["pad_factor"]))
         parts.append(added.filter(pl.col("variant") != "plain"))
     items = pl.concat(parts, how="vertical").sort("benchmark", "base_item_id", "variant")
-    write_parquet_atomic(items, tb.path / RUN_ITEMS)
+    write_parquet(items, tb.path / RUN_ITEMS)
     return items
 
 

@@ -57,12 +57,14 @@ def test_a_question_no_type_can_be_planted_in_names_its_row(capsys, tmp_path):
 
 
 def test_output_paths_that_are_inputs_or_other_data_are_refused(capsys, tmp_path):
+    # the CLI's path check (cap_core.cli.options.check_paths) refuses these before anything is read
     src = tmp_path / "q.csv"
     src.write_text(GOOD)
     before = src.read_bytes()
-    for out, words in ((src, "is, or holds, the input file"), (tmp_path, "is, or holds, the input file")):
+    for out, words in ((src, "an output folder is an existing file"),
+                       (tmp_path, "the output folder holds the input of QUESTIONS")):
         rc, _, err = _run(capsys, [str(src), "--out", str(out)])
-        assert rc == 2 and "argument `--out`" in err and words in err
+        assert rc == 2 and "argument `--out`" in err and words in err, err
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
@@ -71,8 +73,14 @@ def test_output_paths_that_are_inputs_or_other_data_are_refused(capsys, tmp_path
     afile = tmp_path / "file.txt"
     afile.write_text("x")
     rc, _, err = _run(capsys, [str(src), "--out", str(afile)])
-    assert rc == 2 and "is a file" in err and afile.read_text() == "x"
+    assert rc == 2 and "is an existing file" in err and afile.read_text() == "x"
     assert src.read_bytes() == before
+    # the library refuses the same without the CLI (the dashboard builds through it)
+    from cap_core.errors import CAPInputError
+    from cap_core.testbed.build import BuildSpec, build_testbed
+
+    with pytest.raises(CAPInputError, match="is, or holds, the input file"):
+        build_testbed(src, BuildSpec(), out_dir=tmp_path, cache_dir=tmp_path / "cache")
 
 
 @pytest.mark.parametrize("extra,words", [
@@ -81,7 +89,6 @@ def test_output_paths_that_are_inputs_or_other_data_are_refused(capsys, tmp_path
     (["--hard", "-2"], ("hard must be a number of pairs", "argument `--hard`")),
     (["--generator", "rules", "--generator", "rules"], ("second, different generator", "argument `--generator`")),
     (["--benchmark", "bad name!"], ("bad benchmark name", "argument `--benchmark`")),
-    (["--budget-usd", "-1"], ("dollar budget must be a non-negative number", "argument `--budget-usd`")),
 ])
 def test_bad_options_name_the_option(capsys, tmp_path, extra, words):
     src = tmp_path / "q.csv"
@@ -108,3 +115,13 @@ def test_multiple_choice_rows_state_the_right_option(tmp_path):
     csv.write_text("question,options,correct\nHow many legs has a spider?,A) 6 | B) 8,b\n")
     assert read_questions(csv).frame["answer"].to_list() == ["8"]
     assert parse_options('["(A) one", "B. two"]') == ["one", "two"]
+
+
+def test_a_negative_dollar_budget_is_refused_by_the_parser(capsys, tmp_path):
+    src = tmp_path / "q.csv"
+    src.write_text(GOOD)
+    with pytest.raises(SystemExit) as exc:
+        main(["testbed", "build", str(src), "--out", str(tmp_path / "tb"), "--budget-usd", "-1"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "argument --budget-usd: expected a finite number from 0" in err
+    assert not (tmp_path / "tb").exists()
