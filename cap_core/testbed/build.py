@@ -343,14 +343,19 @@ def build_testbed(source: str | Path, spec: BuildSpec, *, out_dir: str | Path, c
     Raises
     ------
     CAPInputError
-        Bad settings or output folder, bad questions (file, row, column), a dollar budget
+        Bad settings or output folder, a review file of the folder with a bad line (before
+        any call), bad questions (file, row, column), a dollar budget
         below the estimate's lowest figure (argument ``budget_usd``), a build that produced
         no pair (each stage's first reason named), or a cancelled build.
     """
     from cap_core.testbed.cost import estimate_build
 
+    from cap_core.testbed.review import review_lines
+
     spec.validate()
     out = check_out(out_dir, None if data is not None else source)
+    if layout.is_testbed(out):
+        review_lines(out)  # rebuilt in place: its review is applied at the end, so a bad line stops us now
     questions = read_questions(source, data)
     plan = plan_build(questions, spec)
     jobs = plan.jobs()

@@ -9,6 +9,10 @@ A flawed answer is rejected (and regenerated, when the generator can) when it
    content words, or its length is outside :data:`LENGTH_RATIO` times the correct answer's
    (a planted error changes a detail, not the topic or the size).
 
+An edited correct answer (the review, :func:`correct_problem`) is rejected when it is empty, or
+names none of the question's content words and keeps fewer than :data:`MIN_KEPT` of the
+built correct answer's: it answers another question.
+
 An expansion of a short reference answer (CAP App. A.1/A.3) is rejected when it is shorter
 than :data:`MIN_EXPANSION_CHARS` characters or does not state the reference answer (its text,
 or for a longer reference most of its content words). The gold is never generated: it is
@@ -24,7 +28,8 @@ import re
 
 from cap_core.judging.local_providers import content_words
 
-__all__ = ["MIN_KEPT", "LENGTH_RATIO", "MIN_EXPANSION_CHARS", "normalise", "flaw_problem", "expansion_problem"]
+__all__ = ["MIN_KEPT", "LENGTH_RATIO", "MIN_EXPANSION_CHARS", "normalise", "flaw_problem", "correct_problem",
+           "expansion_problem"]
 
 #: Share of the correct answer's content words a flawed answer must keep.
 MIN_KEPT = 1 / 3
@@ -68,6 +73,28 @@ def flaw_problem(question: str, correct: str, flawed: str | None) -> str | None:
         return (f"drifts off the answer: {ratio:.2f} times the correct answer's length (expected "
                 f"{LENGTH_RATIO[0]:g}-{LENGTH_RATIO[1]:g})")
     return None
+
+
+def correct_problem(question: str, built: str, edited: str | None) -> str | None:
+    """Why ``edited`` cannot replace the correct answer ``built`` of this question, or None when it can.
+
+    The flaw checks compare the flawed answer with the correct one; they cannot see a pair
+    whose two texts were both moved from another question. This check ties the correct
+    answer to the question: it must name one of the question's content words or keep at
+    least :data:`MIN_KEPT` of the built correct answer's content words.
+
+    Returns
+    -------
+    str or None
+        ``"empty correct answer"``, ``"off the question: ..."``, or None.
+    """
+    if edited is None or not str(edited).strip():
+        return "empty correct answer"
+    ew, qw, bw = content_words(edited), content_words(question), content_words(built)
+    if qw & ew or (bw and len(ew & bw) >= MIN_KEPT * len(bw)) or not (qw or bw):
+        return None
+    return ("off the question: the correct answer names none of the question's words (" + ", ".join(sorted(qw)[:4])
+            + ") and keeps " + f"{len(ew & bw)} of the built correct answer's {len(bw)} content words")
 
 
 def expansion_problem(answer: str, expansion: str | None) -> str | None:

@@ -115,3 +115,50 @@ def test_built_in_the_dashboard_then_judged_on_the_live_run_page(tmp_path, monke
                                  & (pl.col("condition") != "overall"))
     assert p.height == 16 and set(p["status"]) == {"direct"}
     assert p.filter((pl.col("judge") == "local/first") & (pl.col("condition") == "C7"))["value"].to_list() == [0.0]
+
+
+def _review_page(path: Path) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.switch_page("app_pages/labelling.py").run()
+    at.radio(key="lab_mode").set_value(at.radio(key="lab_mode").options[1]).run()
+    at.text_input(key="lab_tb_path").set_value(str(path)).run()
+    return at
+
+
+def test_review_edits_note_and_type_and_a_bad_line_is_an_error_not_a_crash(tmp_path):
+    from cap_core.testbed.build import BuildSpec, build_testbed
+
+    out = tmp_path / "tb"
+    build_testbed(QUESTIONS, BuildSpec(hard=0), out_dir=out, cache_dir=tmp_path / "cache")
+    # finding 7: an edit line without its correct answer, written by hand
+    pair = pl.read_parquet(out / "pairs.parquet").row(0, named=True)
+    bad = {"v": 1, "benchmark": pair["benchmark"], "base_item_id": pair["base_item_id"], "action": "edit",
+           "flawed": "x", "pair_sha": pair["pair_sha"]}
+    (out / "review.jsonl").write_text(json.dumps(bad) + "\n" + json.dumps(bad) + "\n")
+    at = _review_page(out)
+    assert not at.exception and "an edit needs its correct answer" in at.error[0].value
+    (out / "review.jsonl").unlink()
+    # finding 5: the edit form holds the planted-error note and type
+    at = _review_page(out)
+    assert_clean(at)
+    base = at.selectbox(key="lab_tb_pair").value.split(" — ")[0].split(" / ")[1]
+    row = pl.read_parquet(out / "pairs.parquet").filter(pl.col("base_item_id") == base).row(0, named=True)
+    assert at.text_area(key="lab_tb_note").value == row["error_note"]
+    assert at.selectbox(key="lab_tb_type").value == row["failure_type"]
+    new_flawed = row["flawed"] + " This holds in every case."
+    at.text_area(key="lab_tb_flawed").set_value(new_flawed).run()
+    at.button(key="lab_tb_edit").click().run()
+    # the old note is refused (messages are shown as plain text: punctuation escaped)
+    assert not at.exception and "planted-error note did not" in at.error[0].value.replace("\\", "")
+    other = next(t for t in ("overclaim", "omission") if t != row["failure_type"])
+    at.text_area(key="lab_tb_note").set_value("claims it holds in every case").run()
+    at.selectbox(key="lab_tb_type").set_value(other).run()
+    at.button(key="lab_tb_edit").click().run()
+    assert_clean(at)
+    line = json.loads((out / "review.jsonl").read_text().splitlines()[-1])
+    assert (line["flawed"], line["error_note"], line["failure_type"]) == (new_flawed, "claims it holds in every "
+                                                                           "case", other)
+    items = pl.read_parquet(out / "run_items.parquet").filter((pl.col("base_item_id") == base)
+                                                              & (pl.col("variant") == "plain"))
+    assert items["failure_type"].to_list() == [other] and items["error_note"].to_list() == ["claims it holds in "
+                                                                                             "every case"]

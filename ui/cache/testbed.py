@@ -166,7 +166,7 @@ def _review(path: str, stamp: tuple) -> ReviewView:
         rec = latest.get((p["benchmark"], p["base_item_id"]))
         if rec is not None and rec["action"] == "edit":
             p = dict(p, correct=rec["correct"], flawed=rec["flawed"], error_note=rec.get("error_note") or
-                     p["error_note"])
+                     p["error_note"], failure_type=rec.get("failure_type") or p["failure_type"])
         rows.append(p)
     pairs = pl.DataFrame(rows, schema=tb.pairs.schema).with_columns(state["state"])
     return ReviewView(pairs, tb.attempts, notes)
@@ -185,7 +185,8 @@ def decide(path: str, benchmark: str, base: str, action: str) -> None:
     ss = st.session_state
     kw = {}
     if action == "edit":
-        kw = {"correct": ss.get("lab_tb_correct"), "flawed": ss.get("lab_tb_flawed")}
+        kw = {"correct": ss.get("lab_tb_correct"), "flawed": ss.get("lab_tb_flawed"),
+              "error_note": ss.get("lab_tb_note"), "failure_type": ss.get("lab_tb_type")}
     try:
         record(Path(path).expanduser(), benchmark=benchmark, base_item_id=base, action=action, **kw)
         ss.pop(ERROR_KEY, None)
