@@ -52,6 +52,8 @@ def register(subparsers) -> None:
     b.add_argument("--api-base", help="endpoint of an OpenAI-compatible server")
     b.add_argument("--cache", type=cache_folder, default=None, help="judging cache (default: the project cache)")
     b.add_argument("--dry-run", action="store_true", help="print the estimate and stop (nothing sent or written)")
+    b.add_argument("--skip-unplantable", action="store_true", help="(rules) leave out the questions no error type "
+                   "fits instead of refusing the file (dropped.csv and unplantable.csv name them)")
     add_call_options(b)
     b.set_defaults(handler=_build)
     s = sub.add_parser("show", help="counts of a testbed by error type, domain, flag and review state")
@@ -102,7 +104,8 @@ def _run_build(args: argparse.Namespace) -> str:
                      regenerations=args.regenerations, pad_factor=args.pad_factor, rewriter=args.rewriter,
                      seed=args.seed, budget_calls=args.budget_calls, budget_usd=args.budget_usd,
                      concurrency=args.concurrency, retry=RetryPolicy(max_retries=args.max_retries,
-                                                                     timeout=args.timeout))
+                                                                     timeout=args.timeout),
+                     skip_unplantable=args.skip_unplantable)
 
     def show_estimate(est: dict) -> None:
         budget = (f"; budget: {args.budget_calls if args.budget_calls is not None else 'no'} request limit, "
@@ -112,11 +115,18 @@ def _run_build(args: argparse.Namespace) -> str:
     res = build_testbed(args.questions, spec, out_dir=args.out, cache_dir=args.cache or cache_dir(),
                         dry_run=args.dry_run, on_estimate=show_estimate, on_progress=_progress)
     if args.dry_run:
-        return f"dry run: nothing sent or written ({res.manifest['questions']} questions)"
+        m = res.manifest
+        for notice in m["notices"]:
+            print(f"notice: {notice}", file=sys.stderr)
+        planned = ", ".join(f"{c} {n}" for c, n in m["planned"].items())
+        return f"dry run: nothing sent or written ({_n(m['questions'], 'question')}; planned per condition: {planned})"
     if res.estimate["calls_max"]:
         print(file=sys.stderr)
+    from cap_core.testbed.layout import thin_notice
+
     m = res.manifest
-    for notice in m["notices"]:
+    thin = thin_notice(m["conditions"])
+    for notice in [*m["notices"], *([thin] if thin else [])]:
         print(f"notice: {notice}", file=sys.stderr)
     s = m["stats"]
     if s.get("halted"):
@@ -125,9 +135,16 @@ def _run_build(args: argparse.Namespace) -> str:
     if failed:
         print("failed calls: " + "; ".join(f"{k} {n} ({s['failed_reasons'].get(k, '')})" for k, n in failed.items()),
               file=sys.stderr)
-    counts = ", ".join(f"{b}: {c['pairs']} pairs" for b, c in sorted(m["counts"].items()))
-    return (f"wrote the testbed to {res.out_dir} ({counts}; {res.items.height} items; {s['requests']} requests, "
-            f"{s['cache_hits']} cache hits, {sum(failed.values())} failed, ${s['spend_usd']:.4f})")
+    counts = ", ".join(f"{b}: {_n(c['pairs'], 'pair')}" for b, c in sorted(m["counts"].items()))
+    conditions = ", ".join(f"{c} {n}" for c, n in m["conditions"].items())
+    return (f"wrote the testbed to {res.out_dir} ({counts}; {_n(res.items.height, 'item')}; items per condition of "
+            f"{m['benchmark']}: {conditions}; {_n(s['requests'], 'request')}, {_n(s['cache_hits'], 'cache hit')}, "
+            f"{sum(failed.values())} failed, ${s['spend_usd']:.4f})")
+
+
+def _n(k: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``."""
+    return f"{k} {noun}" + ("" if k == 1 else "s")
 
 
 def _show(args: argparse.Namespace) -> str:
@@ -140,8 +157,13 @@ def _show(args: argparse.Namespace) -> str:
         _, notes = read_review(tb)
     except CAPInputError as err:
         raise (err.replace(argument="FOLDER") if err.argument == "testbed" else _as_option(err)) from None
+    from cap_core.testbed.layout import condition_counts, thin_notice
+    from cap_core.testbed.review import reviewed_items
+
     m = tb.manifest
-    lines = [f"testbed {m['benchmark']} from {m['input']['file']} ({m['input']['rows']} questions, "
+    conditions = condition_counts(reviewed_items(tb), m["benchmark"])
+    thin = thin_notice(conditions, "items after review")
+    lines = [f"testbed {m['benchmark']} from {m['input']['file']} ({_n(m['input']['rows'], 'question')}, "
              f"{m['input']['kind']}); generators: " + ", ".join(f"{s['generator']} -> {s['benchmark']}"
                                                                  for s in m["slices"])
              + f"; subtlety judge: {m['settings'].get('subtlety_judge') or 'none'}"]
@@ -151,10 +173,12 @@ def _show(args: argparse.Namespace) -> str:
         for dim in sub["dimension"].unique(maintain_order=True).to_list():
             vals = sub.filter(sub["dimension"] == dim)
             lines.append(f"  {dim}: " + ", ".join(f"{v} {n}" for v, n in vals.select("value", "n").iter_rows()))
+    lines.append(f"items per condition of {m['benchmark']} (after review): "
+                 + ", ".join(f"{c} {n}" for c, n in conditions.items()))
     s = m["stats"]
-    lines.append(f"calls: {s['requests']} requests, {s['cache_hits']} cache hits, "
+    lines.append(f"calls: {_n(s['requests'], 'request')}, {_n(s['cache_hits'], 'cache hit')}, "
                  f"{sum((s.get('failed_calls') or {}).values())} failed, ${s['spend_usd']:.4f}")
-    lines += [f"notice: {n}" for n in [*m.get("notices", []), *notes]]
+    lines += [f"notice: {n}" for n in [*m.get("notices", []), *notes, *([thin] if thin else [])]]
     if args.counts_out is not None:
         from cap_core.export import write_csv
         from cap_core.testbed.layout import check_output

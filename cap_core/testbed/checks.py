@@ -2,7 +2,8 @@
 
 A flawed answer is rejected (and regenerated, when the generator can) when it
 
-1. is empty, or equals the correct answer (case and spacing ignored): nothing was planted;
+1. is empty, or equals the correct answer once case, spacing, punctuation and contractions are
+   set aside (:func:`normalise`: ``do not`` -> ``don't`` plants nothing): nothing was planted;
 2. contains the correct answer verbatim: the error was appended, not planted;
 3. leaves the question's subject: it names none of the question's content words that the
    correct answer names, or keeps fewer than :data:`MIN_KEPT` of the correct answer's
@@ -19,7 +20,8 @@ or for a longer reference most of its content words). The gold is never generate
 the correct answer by construction.
 
 Content words are those of :func:`cap_core.judging.local_providers.content_words`
-(lower-cased words of three or more letters that are not stop words).
+(lower-cased words of three or more letters that are not stop words), numbers left out (a
+factual fabrication may change the only number an answer has).
 """
 
 from __future__ import annotations
@@ -39,9 +41,26 @@ LENGTH_RATIO = (0.2, 2.0)
 MIN_EXPANSION_CHARS = 50
 
 
+_CONTRACTIONS = [(re.compile(p, re.I), r) for p, r in (
+    (r"\bcan['’]t\b", "cannot"), (r"\bwon['’]t\b", "will not"), (r"\bshan['’]t\b", "shall not"),
+    (r"n['’]t\b", " not"), (r"['’]re\b", " are"), (r"['’]ll\b", " will"), (r"['’]ve\b", " have"),
+    (r"\bi['’]m\b", "i am"), (r"\bcan not\b", "cannot"))]
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+
 def normalise(text: str) -> str:
-    """Lower case, single spaces, no surrounding spaces or final punctuation."""
-    return re.sub(r"\s+", " ", str(text)).strip().strip(".!?;: ").lower()
+    """The words and numbers of ``text``, lower case, one space apart: contractions written out
+    (``don't`` -> ``do not``, ``can't`` -> ``cannot``), punctuation and spacing dropped (a number keeps
+    its decimal point and thousands commas). Two texts that normalise alike say the same thing."""
+    t = str(text).lower()
+    for pat, rep in _CONTRACTIONS:
+        t = pat.sub(rep, t)
+    return " ".join(_TOKEN.findall(t))
+
+
+def _words(text: str) -> set[str]:
+    """Content words without numbers: a planted error may change every number, never the subject."""
+    return {w for w in content_words(text) if not any(c.isdigit() for c in w)}
 
 
 def flaw_problem(question: str, correct: str, flawed: str | None) -> str | None:
@@ -59,10 +78,10 @@ def flaw_problem(question: str, correct: str, flawed: str | None) -> str | None:
     f, c = normalise(flawed), normalise(correct)
     if f == c:
         return "unchanged: the flawed answer is the correct answer"
-    if c and c in f:
+    if c and f" {c} " in f" {f} ":
         return "contains the correct answer verbatim"
-    fw, cw = content_words(flawed), content_words(correct)
-    subject = content_words(question) & cw
+    fw, cw = _words(flawed), _words(correct)
+    subject = _words(question) & cw
     if subject and not fw & subject:
         return "off the question: it names none of the question's words the correct answer uses (" + \
             ", ".join(sorted(subject)[:4]) + ")"

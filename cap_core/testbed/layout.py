@@ -42,7 +42,7 @@ from cap_core.schema import ITEMS_SCHEMA
 
 __all__ = ["FORMAT", "MANIFEST", "PAIRS", "VARIANTS", "ATTEMPTS", "REVIEW", "RUN_ITEMS", "HARD_LIST", "PAIRS_SCHEMA",
            "RUN_ITEMS_SCHEMA", "Testbed", "is_testbed", "read_manifest", "load_testbed_dir", "pair_sha", "pair_items",
-           "write_parquet", "check_output", "FILES", "HARD_SUFFIX", "REPLICATION_SUFFIX"]
+           "write_parquet", "check_output", "FILES", "MIN_ITEMS", "condition_counts", "thin_notice", "HARD_SUFFIX", "REPLICATION_SUFFIX"]
 
 FORMAT = "cap-testbed/1"
 MANIFEST, PAIRS, VARIANTS, ATTEMPTS = "testbed.json", "pairs.parquet", "variants.parquet", "attempts.parquet"
@@ -64,6 +64,57 @@ PAIRS_SCHEMA: dict[str, pl.DataType] = {
 #: What a judging run reads: the items columns plus the texts (and the Form A note).
 RUN_ITEMS_SCHEMA: dict[str, pl.DataType] = dict(ITEMS_SCHEMA, question=pl.String, response_a=pl.String,
                                                 response_b=pl.String, error_note=pl.String)
+
+
+#: Fewest items a condition should rest on in a testbed (the README's promise for every content
+#: condition); below it the build, ``testbed show`` and the dashboard say which conditions are thin.
+MIN_ITEMS = 5
+#: What each condition's count of :func:`condition_counts` counts.
+CONDITION_UNITS = {"C1": "pairs with a factual fabrication", "C2": "pairs with a logical reversal",
+                   "C3": "pairs with a scope-overclaim", "C4": "pairs with a scope-omission",
+                   "C5": "pairs with a polished variant", "C6": "pairs with a length-padded variant",
+                   "C7": "pairs (each judged in both orders)", "C8": "pairs with a planted-error note"}
+
+
+def condition_counts(items: pl.DataFrame, benchmark: str) -> dict[str, int]:
+    """Base items each condition C1-C8 of ``benchmark`` rests on, from its run items.
+
+    C1-C4: plain items of each planted type; C5 / C6: base items with a polished /
+    length-padded variant; C7: base items (both orders are judged); C8: base items with a
+    planted-error note (read by a rationale evaluator).
+
+    Parameters
+    ----------
+    items : polars.DataFrame
+        Run items (:data:`RUN_ITEMS_SCHEMA`).
+    benchmark : str
+
+    Returns
+    -------
+    dict
+        ``{"C1": n, ..., "C8": n}`` (int, 0 where none).
+    """
+    from cap_core.schema import CONTENT_FAILURE_TYPES
+
+    b = items.filter(pl.col("benchmark") == benchmark)
+    plain = b.filter(pl.col("variant") == "plain")
+    out = {c: int((plain["failure_type"] == t).sum()) for c, t in CONTENT_FAILURE_TYPES.items()}
+    for c, v in (("C5", "polished"), ("C6", "length_padded")):
+        out[c] = b.filter(pl.col("variant") == v)["base_item_id"].n_unique()
+    out["C7"] = plain.height
+    out["C8"] = int(plain["error_note"].fill_null("").str.strip_chars().str.len_chars().gt(0).sum())
+    return {c: out[c] for c in sorted(out)}
+
+
+def thin_notice(counts: dict[str, int], what: str = "items") -> str | None:
+    """The notice for the conditions of ``counts`` with fewer than :data:`MIN_ITEMS` (None when none is)."""
+    from cap_core.errors import capped
+
+    thin = [f"{c} {n}" for c, n in counts.items() if n < MIN_ITEMS]
+    if not thin:
+        return None
+    return (f"fewer than {MIN_ITEMS} {what} for {capped(thin)}: a value on so few items says little (add "
+            "questions that carry these error types, or check unplantable.csv and variants.csv for why)")
 
 
 def pair_sha(benchmark: str, base: str, question: str, correct: str, flawed: str) -> str:

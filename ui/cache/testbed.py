@@ -34,12 +34,17 @@ def default_out(name: str) -> str:
 
 
 def read_path(path: str) -> tuple[str, bytes]:
-    """``(path, bytes)`` of a questions file on disk. Raises CAPInputError when it is not a file."""
+    """``(path, bytes)`` of a questions file on disk. Raises CAPInputError when it is missing, a folder, a pipe
+    or device (:func:`cap_core.io.require_file`), or unreadable."""
+    from cap_core.io import require_file
+
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise CAPInputError("questions file not found", file=str(p), expected="a CSV, TSV, JSONL, JSON or Parquet "
-                            "file", fix="type the path of the table with question and answer columns")
-    return str(p), p.read_bytes()
+    require_file(p, "questions")
+    try:
+        return str(p), p.read_bytes()
+    except OSError as exc:
+        raise CAPInputError("cannot read the questions file", file=str(p), got=exc.strerror or type(exc).__name__,
+                            fix="check the file's permissions") from None
 
 
 def spec(generator: str, generator2: str, judge: str, api_base: str, hard: int, regenerations: int,

@@ -80,6 +80,9 @@ def test_the_folder_holds_a_balanced_testbed(built):
     assert manifest["slices"] == [{"benchmark": BENCH, "generator": "rules"}]
     assert manifest["stats"]["requests"] == 0 and manifest["settings"]["api_base_set"] is False
     assert pl.read_csv(tb / "variants.csv")["kept"].all()
+    for row in items.filter(pl.col("variant") != "plain").iter_rows(named=True):  # no variant is its plain item
+        base = plain.filter(pl.col("item_id") == row["base_item_id"]).row(0, named=True)
+        assert (row["response_a"], row["response_b"]) != (base["response_a"], base["response_b"])
 
 
 def test_every_condition_is_measured_directly(built):
