@@ -224,5 +224,8 @@ def _run_replication(args: argparse.Namespace) -> str:
                             "--first and --second", fix="add --testbed with the testbed folder")
     rep = replication(load_dataset(args.data), first, second, judges=args.judge)
     table = table16(rep)
+    for notice in rep.notices:
+        print(f"notice: {notice}", file=sys.stderr)
     write_csv(table, args.table_out)
-    return f"wrote the replication ({first} -> {second}, {rep.changes['judge'].n_unique()} judges) to {args.table_out}"
+    return (f"wrote the replication ({first} -> {second}, {_n(rep.changes['judge'].n_unique(), 'judge')}, "
+            f"{_n(rep.base_items, 'question')} on both slices) to {args.table_out}")

@@ -17,7 +17,8 @@ resumes at no cost):
    retries, concurrency; a model whose first three calls fail alike is stopped):
    expansion, flawing with the subtlety gate, per generator slice
    (:mod:`cap_core.testbed.generate`);
-5. the gold position, balanced per type (:func:`cap_core.testbed.taxonomy.balanced_gold`);
+5. the gold position, balanced per type over the questions and the same on every slice
+   (:func:`cap_core.testbed.taxonomy.balanced_gold`);
    polished and length-padded variants of the main slice with the product's label-preservation
    checks (:func:`cap_core.judging.augment.augment_items`: length band; every number, negation
    and hedge kept), by the rules or a rewriter model;
@@ -340,13 +341,11 @@ class _CountingClient:
 
 
 def _pairs(slice_name: str, kind: str, jobs: list[dict], correct: dict, results: dict, generator: str,
-           expanded: dict) -> list[dict]:
-    from cap_core.testbed.taxonomy import balanced_gold
-
+           expanded: dict, golds: dict[str, str]) -> list[dict]:
     kept = [j for j in jobs if j["id"] in results]
-    golds = balanced_gold([j["error_type"] for j in kept])
     rows = []
-    for j, gold in zip(kept, golds):
+    for j in kept:
+        gold = golds[j["id"]]
         r = results[j["id"]]
         flags = ["low_quality"] if r.low_quality else []
         rows.append({"benchmark": slice_name, "base_item_id": j["id"], "kind": kind, "source_row": j["row"],
@@ -450,12 +449,15 @@ def _generate_and_write(plan: BuildPlan, jobs: list[dict], spec: BuildSpec, est:
         expanded = {j["id"]: j["expand"] for j in jobs}
         ready = [dict(j, correct=correct[j["id"]]) for j in jobs if j["id"] in correct]
         slices = [name] + ([name + layout.REPLICATION_SUFFIX] if len(gens) > 1 else [])
+        # one gold position per question, balanced per type over the questions, shared by every slice (a
+        # question one generator failed on does not shift the others' gold on the other slice)
+        golds = dict(zip([j["id"] for j in ready], balanced_gold([j["error_type"] for j in ready])))
         pair_rows: list[dict] = []
         for sl, gen, gname in zip(slices, gens, spec.generators):
             results, lost = flaw_items(ready, gen, judge, log, sl, regenerations=spec.regenerations)
             dropped += [{"benchmark": sl, "base_item_id": i, "stage": "flaw", "reason": r} for i, r in lost.items()]
             pair_rows += _pairs(sl, "plain" if sl == name else "replication", ready, correct, results, gname,
-                                expanded)
+                                expanded, golds)
         main = [p for p in pair_rows if p["benchmark"] == name]
         picks = stratified_pick([p["failure_type"] for p in main], [p["domain"] for p in main], plan.n_hard)
         hard_jobs = [{"id": main[k]["base_item_id"], "question": main[k]["question"], "correct": main[k]["correct"],
