@@ -145,6 +145,12 @@ def test_show_counts_and_the_hard_constructed_subset(built, capsys, tmp_path):
                  str(tb / "hard_constructed.csv"), "--bootstrap", "100", "--out", str(prof)]) == 0
     said = capsys.readouterr().out
     assert f"hard-constructed ({hard.height} of {hard.height} items)" in said
+    # finding 12: the list names the -hard benchmark's items; the originals of the same ids are not hard
+    assert main(["hard", "--data", str(run), "--benchmark", BENCH, "--construction", str(tb / "hard_constructed.csv"),
+                 "--bootstrap", "100", "--out", str(tmp_path / "wrong.csv")]) == 2
+    err = capsys.readouterr().err
+    assert f"the construction names items of {BENCH}-hard, not of {BENCH}" in err and "--benchmark" in err
+    assert not (tmp_path / "wrong.csv").exists()
     hp = pl.read_csv(prof).filter((pl.col("judge") == "local/first") & (pl.col("condition") == "C7")
                                   & pl.col("primary"))
     assert set(hp["subset"]) == {"hard_constructed"} and hp["value"].to_list() == [0.0]
