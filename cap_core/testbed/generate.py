@@ -152,6 +152,7 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
     module's rule. Returns ``(results, dropped)``: id -> :class:`FlawResult`, id -> reason."""
     max_attempts = 1 + (regenerations if getattr(generator, "regenerates", False) else 0)
     passed: dict[str, list[tuple[int, dict, Reply]]] = {j["id"]: [] for j in jobs}
+    made: dict[str, int] = {j["id"]: 0 for j in jobs}  # attempts logged per item (counted, never searched for)
     reasons: dict[str, str] = {}
     cost: dict[str, float | None] = {j["id"]: None for j in jobs}
     todo = list(jobs)
@@ -161,6 +162,7 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
         replies = generator.flaw(todo, attempt)
         ok, again = [], set()
         for j, rep in zip(todo, replies):
+            made[j["id"]] += 1
             cost[j["id"]] = _add(cost[j["id"]], rep.cost_usd)
             why = rep.reason if rep.status != "ok" else flaw_problem(j["question"], j["correct"], rep.text)
             if why:
@@ -184,9 +186,8 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
     dropped: dict[str, str] = {}
     for j in jobs:
         got = passed[j["id"]]
+        n = made[j["id"]]
         if not got:
-            n = sum(1 for r in log.rows if r["base_item_id"] == j["id"] and r["stage"] == "flaw"
-                    and r["benchmark"] == benchmark)
             dropped[j["id"]] = f"no flawed answer passed the checks in {n} attempt(s): {reasons.get(j['id'], '')}"
             continue
         judged = judge is not None
@@ -194,8 +195,6 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
                                                     -g[0]))
         row["status"] = "kept"
         score = row["subtlety"]
-        n = sum(1 for r in log.rows if r["base_item_id"] == j["id"] and r["stage"] == "flaw"
-                and r["benchmark"] == benchmark)
         results[j["id"]] = FlawResult(rep.text, rep.extra["note"], score, n, attempt,
                                       judged and (score is None or score < SUBTLETY_MIN), rep.model,
                                       rep.template_version, rep.temperature, rep.seed, cost[j["id"]])

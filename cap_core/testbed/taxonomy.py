@@ -150,17 +150,25 @@ def stratified_pick(types: list[str], domains: list[str], n: int) -> list[int]:
     the domain picked least so far (domains in order of first appearance, then input order).
     The first ``n`` dealt are returned in input order; ``n`` above the number of items takes all.
     """
+    from collections import deque
+
     rank = {d: k for k, d in enumerate(dict.fromkeys(domains))}
-    queues = {t: [i for i, x in enumerate(types) if x == t] for t in ERROR_TYPES}
+    # per type, per domain: the items left in input order (a pick looks at the domains, not every item)
+    queues: dict[str, dict[str, deque]] = {t: {} for t in ERROR_TYPES}
+    for i, (t, d) in enumerate(zip(types, domains)):
+        if t in queues:
+            queues[t].setdefault(d, deque()).append(i)
     picked: Counter = Counter()
     dealt: list[int] = []
-    while len(dealt) < n and any(queues.values()):
+    while len(dealt) < n and any(queues[t] for t in ERROR_TYPES):
         for t in ERROR_TYPES:
             q = queues[t]
             if not q or len(dealt) >= n:
                 continue
-            best = min(q, key=lambda i: (picked[domains[i]], rank[domains[i]], i))
-            q.remove(best)
+            d = min(q, key=lambda d: (picked[d], rank[d]))
+            best = q[d].popleft()
+            if not q[d]:
+                del q[d]
             dealt.append(best)
-            picked[domains[best]] += 1
+            picked[d] += 1
     return sorted(dealt)
