@@ -176,3 +176,16 @@ def test_evaluate_reads_the_testbed_folder_as_a_benchmark(built, tmp_path):
     assert judg.height == 2 * chosen.height and set(judg["judge"]) == {"local/first"}
     decl = pl.read_parquet(out / "declarations.parquet")
     assert decl.filter(pl.col("status") == "augmented").height == 0  # the variants are part of the construction
+
+
+def test_evaluate_refuses_to_augment_a_testbed_before_any_call(built, tmp_path, capsys):
+    """Finding 15: the folder's items already have their variants; augmenting made every variant twice (560
+    calls, then duplicate ids and a half-written run)."""
+    tb, _, _ = built
+    out = tmp_path / "ev"
+    assert main(["evaluate", "--benchmark", "testbed", "--source", str(tb), "--model", "local/first", "--augment",
+                 "--cache", str(tmp_path / "cache"), "--out", str(out)]) == 2
+    cap = capsys.readouterr()
+    assert "the items already have presentation variants [argument `--augment`]" in cap.err
+    assert "length_padded, polished" in cap.err and not cap.err.startswith("estimate")
+    assert not out.exists() and not (tmp_path / "cache").exists()  # nothing sent, nothing written
