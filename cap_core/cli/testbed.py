@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from cap_core.cli.options import add_call_options, cache_folder, output_file, output_folder
+from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -117,9 +118,10 @@ def _run_build(args: argparse.Namespace) -> str:
     if args.dry_run:
         m = res.manifest
         for notice in m["notices"]:
-            print(f"notice: {notice}", file=sys.stderr)
+            print(visible(f"notice: {notice}"), file=sys.stderr)
         planned = ", ".join(f"{c} {n}" for c, n in m["planned"].items())
-        return f"dry run: nothing sent or written ({_n(m['questions'], 'question')}; planned per condition: {planned})"
+        return visible(f"dry run: nothing sent or written ({_n(m['questions'], 'question')}; planned per condition: "
+                       f"{planned})")
     if res.estimate["calls_max"]:
         print(file=sys.stderr)
     from cap_core.testbed.layout import thin_notice
@@ -127,17 +129,18 @@ def _run_build(args: argparse.Namespace) -> str:
     m = res.manifest
     thin = thin_notice(m["conditions"])
     for notice in [*m["notices"], *([thin] if thin else [])]:
-        print(f"notice: {notice}", file=sys.stderr)
+        print(visible(f"notice: {notice}"), file=sys.stderr)
     s = m["stats"]
     if s.get("halted"):
-        print("stopped early: " + "; ".join(s["halted"].values()), file=sys.stderr)
+        print(visible("stopped early: " + "; ".join(s["halted"].values())), file=sys.stderr)
     failed = s.get("failed_calls") or {}
     if failed:
-        print("failed calls: " + "; ".join(f"{k} {n} ({s['failed_reasons'].get(k, '')})" for k, n in failed.items()),
-              file=sys.stderr)
+        print(visible("failed calls: " + "; ".join(f"{k} {n} ({s['failed_reasons'].get(k, '')})"
+                                                   for k, n in failed.items())), file=sys.stderr)
     counts = ", ".join(f"{b}: {_n(c['pairs'], 'pair')}" for b, c in sorted(m["counts"].items()))
     conditions = ", ".join(f"{c} {n}" for c, n in m["conditions"].items())
-    return (f"wrote the testbed to {res.out_dir} ({counts}; {_n(res.items.height, 'item')}; items per condition of "
+    return visible(f"wrote the testbed to {res.out_dir} ({counts}; {_n(res.items.height, 'item')}; items per "
+                   f"condition of "
             f"{m['benchmark']}: {conditions}; {_n(s['requests'], 'request')}, {_n(s['cache_hits'], 'cache hit')}, "
             f"{sum(failed.values())} failed, ${s['spend_usd']:.4f})")
 
@@ -190,7 +193,7 @@ def _show(args: argparse.Namespace) -> str:
 
         write_csv(counts, args.counts_out)
         lines.append(f"wrote the counts to {args.counts_out}")
-    return "\n".join(lines)
+    return "\n".join(map(visible, lines))  # each line is one line: breaks and escapes from data are shown
 
 
 def _replication(args: argparse.Namespace) -> str:
@@ -225,7 +228,7 @@ def _run_replication(args: argparse.Namespace) -> str:
     rep = replication(load_dataset(args.data), first, second, judges=args.judge)
     table = table16(rep)
     for notice in rep.notices:
-        print(f"notice: {notice}", file=sys.stderr)
+        print(visible(f"notice: {notice}"), file=sys.stderr)
     write_csv(table, args.table_out)
-    return (f"wrote the replication ({first} -> {second}, {_n(rep.changes['judge'].n_unique(), 'judge')}, "
+    return visible(f"wrote the replication ({first} -> {second}, {_n(rep.changes['judge'].n_unique(), 'judge')}, "
             f"{_n(rep.base_items, 'question')} on both slices) to {args.table_out}")

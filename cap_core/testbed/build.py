@@ -287,8 +287,8 @@ def plan_build(questions: Questions, spec: BuildSpec) -> BuildPlan:
             expected="a number or unit (factual), a comparative or causal word (logical), a hedge (overclaim) or a "
                      "limiting clause (omission), in English",
             fix="reword or remove those rows, or use a model generator" + (
-                "" if every else ", or leave them out with --skip-unplantable (on the dashboard: 'Leave out questions "
-                "no type fits'; unplantable.csv then gives each one's reasons)"))
+                "" if every else ", or leave them out with --skip-unplantable (unplantable.csv then gives each one's "
+                "reasons)"))
     types = assign_types(frame["domain"].to_list(), feasible)
     model_first = spec.generators[0] != "rules"
     expand = [model_first and needs_expansion(a, m) for a, m in zip(frame["answer"], frame["mcq"])]
