@@ -256,10 +256,13 @@ def add_items(p: argparse.ArgumentParser) -> None:
                         "them judged) or own (each on everything it judged)")
 
 
-def add_call_options(p: argparse.ArgumentParser) -> None:
+def add_call_options(p: argparse.ArgumentParser, *, max_tokens: bool = True) -> None:
     """The request options every judging verb takes (``judge``, ``evaluate``): tokens, budgets,
-    concurrency, retries and timeout, with one set of defaults."""
-    p.add_argument("--max-tokens", type=int, default=1024)
+    concurrency, retries and timeout, with one set of defaults. ``max_tokens=False`` leaves out
+    ``--max-tokens`` for a verb whose calls set their own limits (``testbed build``: one per stage),
+    so the parser refuses it instead of ignoring it."""
+    if max_tokens:
+        p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
     p.add_argument("--budget-usd", type=finite_between(0, 1_000_000),
                    help="stop sending once this many dollars are spent (a finite number; leave it out for no limit)")

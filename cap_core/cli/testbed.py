@@ -21,6 +21,7 @@ from pathlib import Path
 from cap_core.cli.options import add_call_options, cache_folder, output_file, output_folder
 from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
+from cap_core.testbed.wording import count as _n
 
 __all__ = ["register"]
 
@@ -55,7 +56,7 @@ def register(subparsers) -> None:
     b.add_argument("--dry-run", action="store_true", help="print the estimate and stop (nothing sent or written)")
     b.add_argument("--skip-unplantable", action="store_true", help="(rules) leave out the questions no error type "
                    "fits instead of refusing the file (dropped.csv and unplantable.csv name them)")
-    add_call_options(b)
+    add_call_options(b, max_tokens=False)  # each stage has its own limit (cap_core.testbed.prompts)
     b.set_defaults(handler=_build)
     s = sub.add_parser("show", help="counts of a testbed by error type, domain, flag and review state")
     s.add_argument("folder", metavar="FOLDER", type=Path, help="a testbed folder")
@@ -145,9 +146,6 @@ def _run_build(args: argparse.Namespace) -> str:
             f"{sum(failed.values())} failed, ${s['spend_usd']:.4f})")
 
 
-def _n(k: int, noun: str) -> str:
-    """``1 pair``, ``2 pairs``."""
-    return f"{k} {noun}" + ("" if k == 1 else "s")
 
 
 def _show(args: argparse.Namespace) -> str:

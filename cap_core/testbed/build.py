@@ -45,6 +45,7 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.client import RetryPolicy
 from cap_core.testbed import layout
 from cap_core.testbed.questions import Questions, read_questions
+from cap_core.testbed.wording import count
 
 __all__ = ["BuildSpec", "BuildPlan", "BuildResult", "check_out", "plan_build", "build_testbed", "DROPPED_SCHEMA",
            "UNPLANTABLE_SCHEMA"]
@@ -145,7 +146,16 @@ class BuildSpec:
             raise err.replace(argument={"max_calls": "budget_calls", "max_usd": "budget_usd"}[err.argument]) from None
         smol = [m for m in self.models() if m.startswith("smollm/")]
         if smol:
-            from cap_core.judging.smollm import available
+            from cap_core.judging.smollm import WRITERS, available
+
+            for name, value in (("generators", self.generators), ("subtlety_judge", (self.subtlety_judge,)),
+                                ("rewriter", (self.rewriter,))):
+                bad = [m for m in value if m and m.startswith("smollm/") and m not in WRITERS]
+                if bad:  # a judge-only model (a verdict, no free text) cannot write or score
+                    flag = {"generators": "generator"}.get(name, name).replace("_", "-")
+                    raise CAPInputError(f"not a SmolLM2 model that writes text: {bad[0]}", argument=name,
+                                        got=bad[0], expected=" or ".join(WRITERS),
+                                        fix=f"e.g. --{flag} {WRITERS[0]}")
 
             if not available():
                 raise CAPInputError("the SmolLM2 models need the optional install", argument="generators", got=smol,
@@ -297,13 +307,13 @@ def plan_build(questions: Questions, spec: BuildSpec) -> BuildPlan:
     n_hard = n_kept // 4 if spec.hard is None else min(spec.hard, n_kept)
     notes = []
     if foreign:
-        notes.append(f"the rules read English only: {len(foreign)} question(s) do not look English "
-                     f"({capped(foreign)}); only numbers written in digits could be changed in them")
+        notes.append(f"the rules read English only: {count(len(foreign), 'question')} "
+                     f"{'does' if len(foreign) == 1 else 'do'} not look English ({capped(foreign)}); only numbers written in digits could be changed in them")
     skipped = [{"benchmark": name, "base_item_id": r["id"], "stage": "plan",
                 "reason": "no planted error type fits: " + "; ".join(f"{t}: {w}" for t, w in why.items())}
                for r, why in none]
     if skipped:
-        notes.append(f"{len(skipped)} question(s) left out: no planted error type fits them (dropped.csv, "
+        notes.append(f"{count(len(skipped), 'question')} left out: no planted error type fits them (dropped.csv, "
                      "unplantable.csv)")
     return BuildPlan(questions, types, expand, name, n_hard, pl.DataFrame(bad, schema=UNPLANTABLE_SCHEMA),
                      tuple(notes), tuple(skipped))
@@ -541,15 +551,15 @@ def _manifest(plan, spec, pairs, report, stats, est, dropped, variants) -> dict:
         notices.append("no subtlety judge: flawed answers were not scored or regenerated (no low_quality flag)")
     lost = [d for d in dropped if d["stage"] not in ("harden", "plan")]
     if lost:
-        notices.append(f"{len(lost)} pair(s) not built (dropped.csv names the stage and reason)")
+        notices.append(f"{count(len(lost), 'pair')} not built (dropped.csv names the stage and reason)")
     if plan.n_hard:
         from collections import Counter
 
         n_ok = int((pairs["kind"] == "hard").sum())
-        text = f"hardening: {n_ok} of {plan.n_hard} sampled pair(s) hardened"
+        text = f"hardening: {n_ok} of {count(plan.n_hard, 'sampled pair')} hardened"
         why = Counter(d["reason"] for d in dropped if d["stage"] == "harden").most_common(1)
         if why:
-            text += f" (the others: dropped.csv; most often: {why[0][0]}, {why[0][1]} time(s))"
+            text += f" (the others: dropped.csv; most often: {why[0][0]}, {count(why[0][1], 'time')})"
         if n_ok == 0:
             text += (f"; no {plan.benchmark}{layout.HARD_SUFFIX} benchmark was made, so there is no Hard-Constructed "
                      "subset to profile")

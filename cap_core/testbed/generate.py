@@ -38,6 +38,7 @@ import polars as pl
 from cap_core.judging.augment import invariants_kept
 from cap_core.testbed.checks import expansion_problem, flaw_problem, normalise
 from cap_core.testbed.prompts import HARD_SUBTLETY, SUBTLETY_MIN, Reply
+from cap_core.testbed.wording import count
 
 __all__ = ["ATTEMPTS_SCHEMA", "EXPAND_BELOW", "EXPANSION_ATTEMPTS", "FlawResult", "AttemptLog", "expand_answers",
            "flaw_items", "harden_pairs", "needs_expansion"]
@@ -121,7 +122,7 @@ def expand_answers(jobs: list[dict], generator, log: AttemptLog, benchmark: str,
             log.add(benchmark, j["id"], "expand", attempt, rep, status, why or "")
             if why:
                 left.append(j)
-                dropped[j["id"]] = f"expansion failed {attempt} time(s): {why}"
+                dropped[j["id"]] = f"expansion failed {count(attempt, 'time')}: {why}"
             else:
                 correct[j["id"]] = rep.text
                 dropped.pop(j["id"], None)
@@ -188,7 +189,7 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
         got = passed[j["id"]]
         n = made[j["id"]]
         if not got:
-            dropped[j["id"]] = f"no flawed answer passed the checks in {n} attempt(s): {reasons.get(j['id'], '')}"
+            dropped[j["id"]] = f"no flawed answer passed the checks in {count(n, 'attempt')}: {reasons.get(j['id'], '')}"
             continue
         judged = judge is not None
         attempt, row, rep = max(got, key=lambda g: (g[1]["subtlety"] if g[1]["subtlety"] is not None else 0,

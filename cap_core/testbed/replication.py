@@ -29,6 +29,7 @@ import polars as pl
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS
+from cap_core.testbed.wording import count
 
 __all__ = ["Replication", "replication", "table16", "RHO_ROW", "MIN_JUDGES"]
 
@@ -136,16 +137,16 @@ def _same_items(ds: Dataset, first: str, second: str) -> tuple[Dataset, int, tup
     for b, own, other in ((first, bases[0], second), (second, bases[1], first)):
         alone = sorted(own - shared)
         if alone:
-            notices.append(f"{len(alone)} question(s) of {b} are not on {other} and are left out of both: "
+            notices.append(f"{count(len(alone), 'question')} of {b} {'is' if len(alone) == 1 else 'are'} not on {other} and are left out of both: "
                            + capped(alone))
     n_variants = items.filter(~pl.col("variant").is_in(["plain", "original"])).height
     if n_variants:
-        notices.append(f"{n_variants} presentation variant(s) left out: the slices are compared on their plain pairs "
+        notices.append(f"{count(n_variants, 'presentation variant')} left out: the slices are compared on their plain pairs "
                        "(C5 and C6 are not compared)")
     keep = plain.filter(pl.col("base_item_id").is_in(sorted(shared)))
     golds = keep.group_by("base_item_id").agg(pl.col("gold").n_unique().alias("k")).filter(pl.col("k") > 1)
     if golds.height:
-        notices.append(f"the gold position differs between the slices on {golds.height} question(s) (a testbed "
+        notices.append(f"the gold position differs between the slices on {count(golds.height, 'question')} (a testbed "
                        "built before the slices shared it): the comparison still holds per judge")
     return ds.keep_items(keep.select("benchmark", "item_id")), len(shared), tuple(notices)
 

@@ -49,6 +49,7 @@ from cap_core.testbed.layout import (
     pair_items,
     write_parquet,
 )
+from cap_core.testbed.wording import count
 
 __all__ = ["ACTIONS", "STATES", "COUNTS_SCHEMA", "review_lines", "read_review", "record", "review_state",
            "apply_review", "reviewed_pairs", "reviewed_items", "pair_counts"]
@@ -137,7 +138,7 @@ def read_review(tb: Testbed) -> tuple[dict[tuple[str, str], dict], list[str]]:
             continue
         latest[key] = rec
     if stale:
-        notes.append(f"{stale} review line(s) refer to pairs that a rebuild changed or removed; they no longer apply.")
+        notes.append(f"{count(stale, 'review line')} {'refers' if stale == 1 else 'refer'} to pairs that a rebuild changed or removed; they no longer apply.")
     return latest, notes
 
 

@@ -83,7 +83,7 @@ def test_every_unplantable_row_is_named_and_can_be_left_out(capsys, tmp_path):
     dropped = pl.read_csv(tb / "dropped.csv")
     assert dropped.filter(pl.col("stage") == "plan")["base_item_id"].to_list() == ["b1", "b2", "b3"]
     assert set(pl.read_parquet(tb / "pairs.parquet")["base_item_id"]) == {"g2", "g3", "g4", "g5", "g6"}
-    assert "3 question(s) left out: no planted error type fits them" in err
+    assert "3 questions left out: no planted error type fits them" in err
     # with every row unplantable there is nothing to build, skip or not
     rc, _, err, _ = _build(capsys, tmp_path, "b.csv", "id,domain,question,answer\n" + "".join(bare),
                            "--skip-unplantable")
@@ -93,7 +93,7 @@ def test_every_unplantable_row_is_named_and_can_be_left_out(capsys, tmp_path):
 def test_english_only_rules_say_so(capsys, tmp_path):
     rc, out, err, tb = _build(capsys, tmp_path, "intl.csv", INTL)
     assert rc == 0
-    assert ("notice: the rules read English only: 4 question(s) do not look English (de1, fr1, zh1, ja1); only "
+    assert ("notice: the rules read English only: 4 questions do not look English (de1, fr1, zh1, ja1); only "
             "numbers written in digits could be changed in them") in err
     flawed = dict(pl.read_parquet(tb / "pairs.parquet").select("base_item_id", "flawed").iter_rows())
     assert flawed["zh1"] == "柏林墙于1989年11月10日倒塌。"  # the last number, next to CJK characters
@@ -106,7 +106,7 @@ def test_an_empty_hard_subset_says_why(capsys, tmp_path):
                    f'unless a doctor advises otherwise."\n' for k in range(2, 10))
     rc, out, err, tb = _build(capsys, tmp_path, "own.csv", "id,domain,question,answer\n" + rows)
     assert rc == 0
-    assert "hardening: 0 of 2 sampled pair(s) hardened" in err  # a quarter of 8
+    assert "hardening: 0 of 2 sampled pairs hardened" in err  # a quarter of 8
     assert "most often: no correct statement to add to the flawed answer: the question has no context" in err
     assert "no own-hard benchmark was made" in err
     assert json.loads((tb / "testbed.json").read_text())["hard_benchmark"] is None

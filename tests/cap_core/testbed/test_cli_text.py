@@ -1,5 +1,7 @@
 """What the testbed CLI prints: control characters from the data shown as code points, never sent to the
-terminal (finding 16); Ctrl-C on a build is one line and status 130 (finding 18)."""
+terminal (finding 16); the cosmetic findings (18): Ctrl-C on a build is one line and status 130, options the
+build does not use or cannot honour are refused, counts agree with their nouns, the smollm suggestion is a
+model that writes text, the rules' polish keeps the noun 'need'."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import time
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from cap_core.cli.main import main
 from cap_core.cli.visible import visible
@@ -62,3 +65,51 @@ def test_ctrl_c_on_a_build_is_one_line_and_status_130(tmp_path):
     assert err.splitlines() == [("interrupted (Ctrl-C): finished calls stay in the cache, so running the command "
                                  "again resumes")]
     assert out == "" and not (tmp_path / "tb").exists()
+
+
+def _refused(capsys, *extra: str) -> str:
+    rc = main(["testbed", "build", str(QUESTIONS), "--out", "unused-tb", "--dry-run", *extra])
+    assert rc == 2
+    return capsys.readouterr().err
+
+
+def test_options_the_build_cannot_honour_are_refused(capsys):
+    # each stage sets its own token limit (cap_core.testbed.prompts): a --max-tokens would be ignored
+    with pytest.raises(SystemExit) as exit_:
+        main(["testbed", "build", str(QUESTIONS), "--out", "unused-tb", "--max-tokens", "5", "--dry-run"])
+    assert exit_.value.code == 2 and "unrecognized arguments: --max-tokens 5" in capsys.readouterr().err
+    assert "timeout must be a positive number of seconds [argument `--timeout`]" in _refused(capsys, "--timeout",
+                                                                                             "inf")
+    # smollm/likelihood is a judge (a verdict, no text): the suggestion is the one that writes text
+    err = _refused(capsys, "--generator", "smollm/likelihood")
+    assert "not a SmolLM2 model that writes text" in err and err.rstrip().endswith("Fix: e.g. --generator smollm/chat")
+    err = _refused(capsys, "--subtlety-judge", "smollm/choice")
+    assert err.rstrip().endswith("Fix: e.g. --subtlety-judge smollm/chat")
+    assert not Path("unused-tb").exists()
+
+
+def test_counts_agree_with_their_nouns():
+    from cap_core.testbed.wording import count
+
+    assert [count(0, "pair"), count(1, "pair"), count(2, "pair")] == ["0 pairs", "1 pair", "2 pairs"]
+    assert count(1, "presentation variant") == "1 presentation variant"
+
+
+def test_rules_polish_keeps_the_noun_need():
+    """questions.csv h02: 'Taking them without need' became 'without require'; the verb is still formalised."""
+    from cap_core.judging.augment import polish_rule
+
+    out = polish_rule("Taking them without need increases the risk. There is no need to worry. You need rest.")
+    assert "without need" in out and "no need" in out and "You require rest" in out
+
+
+def test_page_errors_name_the_page_fields():
+    """The dashboard shows errors with the field the user filled in, not the function argument or the flag."""
+    from cap_core.errors import CAPInputError
+    from ui.cache.testbed import on_page
+
+    err = on_page(CAPInputError("the edited correct answer fails a check", argument="correct",
+                                got="empty correct answer"))
+    assert "[argument `Correct answer`]" in str(err)
+    err = on_page(CAPInputError("over budget", argument="budget_usd", fix="raise --budget-usd or use --api-base"))
+    assert "[argument `Budget: dollars`]" in str(err) and "raise 'Budget: dollars' or use 'API base'" in str(err)

@@ -97,7 +97,7 @@ def test_a_cut_last_line_is_skipped_and_a_rebuild_keeps_the_review(tb):
     (tb / "review.jsonl").write_text(json.dumps({"v": 1, "benchmark": "questions", "base_item_id": "f01",
                                                  "action": "reject", "pair_sha": "0" * 16}) + "\n")
     latest, notes = read_review(load_testbed_dir(tb))
-    assert latest == {} and "1 review line(s) refer to pairs that a rebuild changed" in notes[0]
+    assert latest == {} and "1 review line refers to pairs that a rebuild changed" in notes[0]
 
 
 def _line(tb: Path, base: str, action: str, **extra) -> str:
