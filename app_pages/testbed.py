@@ -40,8 +40,8 @@ judge = g2.text_input("Subtlety judge (model; empty: no gate)", key=kept("tb_jud
 generator2 = g3.text_input("Second generator (replication, optional)", key=kept("tb_gen2", ""))
 api_base = st.text_input("API base (OpenAI-compatible server, optional)", key=kept("tb_api_base", ""))
 n1, n2, n3, n4 = st.columns(4)
-hard = n1.number_input("Pairs to harden (Hard-Constructed)", 0, 100_000, value=None, key=kept("tb_hard"),
-                       placeholder="a quarter", help="Empty: a quarter of the questions (as on the command line)")
+hard = n1.text_input("Pairs to harden (Hard-Constructed)", key=kept("tb_hard", ""), placeholder="a quarter",
+                     help="A number of pairs; empty: a quarter of the questions (as on the command line)")
 regen = n2.number_input("Regenerations below subtlety 4", 0, 10, key=kept("tb_regen", 3))
 pad = n3.number_input("Padding of the flawed answer (×)", 1.1, 4.0, step=0.1, key=kept("tb_pad", 1.5))
 budget = n4.number_input("Budget: dollars (0 = none)", 0.0, 10_000.0, step=0.5, key=kept("tb_budget", 1.0))

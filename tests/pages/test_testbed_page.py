@@ -40,8 +40,11 @@ def test_plan_estimate_build_and_review(tmp_path, monkeypatch):
     z = json.loads(heat.proto.spec)["data"][0]["z"]
     assert z == [[2, 2, 2, 2]] * 4  # four domains x four types, two questions each
     # a widget change changes the plan and the estimate
-    at.number_input(key="tb_hard").set_value(1).run()
+    at.text_input(key="tb_hard").set_value("1").run()
     assert "1 pair to harden" in _md(at)
+    at.text_input(key="tb_hard").set_value("1.5").run()
+    assert "[argument `Pairs to harden`]" in rendered(at.error[0].value)
+    at.text_input(key="tb_hard").set_value("1").run()
     at.text_input(key="tb_gen").set_value("openai/gen-x").run()
     assert_clean(at)
     assert "0 calls" not in _md(at) and "unknown (no price for openai/gen-x)" in rendered(_md(at))

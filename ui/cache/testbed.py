@@ -77,15 +77,22 @@ def on_page(err: CAPInputError) -> CAPInputError:
                        fix=say(err.fix))
 
 
-def spec(generator: str, generator2: str, judge: str, api_base: str, hard: int | None, regenerations: int,
+def spec(generator: str, generator2: str, judge: str, api_base: str, hard: str | int | None, regenerations: int,
          pad_factor: float, budget_usd: float, skip_unplantable: bool = False):
     """The :class:`cap_core.testbed.build.BuildSpec` of the widgets, validated (CAPInputError naming the
-    page's fields). ``hard`` None: the build's default share of the questions (as on the command line)."""
+    page's fields). ``hard``: the field's text; empty or None: the build's default share of the questions
+    (as on the command line)."""
     from cap_core.testbed.build import BuildSpec
 
+    text = "" if hard is None else str(hard).strip()
+    if text and not (text.isascii() and text.isdigit()):
+        raise CAPInputError("the number of pairs to harden is not a whole number", argument=FIELDS["hard"],
+                            expected="a whole number >= 0, or empty (a quarter of the questions)", got=text,
+                            fix="e.g. 8, or 0 for no Hard-Constructed subset")
+    hard = int(text) if text else None
     gens = tuple(g.strip() for g in (generator, generator2) if g and g.strip()) or ("rules",)
     s = BuildSpec(generators=gens, subtlety_judge=judge.strip() or None, api_base=api_base.strip() or None,
-                  hard=None if hard is None else int(hard), regenerations=int(regenerations),
+                  hard=hard, regenerations=int(regenerations),
                   pad_factor=float(pad_factor), budget_usd=float(budget_usd) if budget_usd else None,
                   skip_unplantable=bool(skip_unplantable))
     try:
