@@ -17,8 +17,8 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["read_table", "decode_text", "parse_json", "read_unpacked", "copy_unpacked", "SUPPORTED_EXTENSIONS",
-           "MAX_JSON_DEPTH", "MAX_UNPACKED_BYTES"]
+__all__ = ["read_table", "require_file", "decode_text", "parse_json", "read_unpacked", "copy_unpacked",
+           "SUPPORTED_EXTENSIONS", "MAX_JSON_DEPTH", "MAX_UNPACKED_BYTES"]
 
 #: Extension -> format handled by :func:`read_table`.
 SUPPORTED_EXTENSIONS: dict[str, str] = {
@@ -223,6 +223,28 @@ def decode_text(raw: bytes, name: str) -> tuple[str, list[str]]:
     )
 
 
+def require_file(path: str | Path, kind: str = "table") -> None:
+    """Refuse a path that is not a regular file: missing, a folder, or a pipe, device or socket
+    (reading one of those would block or never end).
+
+    Raises
+    ------
+    CAPInputError
+        Naming the file and which of the three it is.
+    """
+    p = Path(path).expanduser()
+    if p.is_file():
+        return
+    if p.is_dir():
+        raise CAPInputError(f"the {kind} path is a folder, not a file", file=str(path),
+                            expected="a CSV, TSV, JSONL, JSON or Parquet file", fix="give the path of the file")
+    if p.exists():
+        raise CAPInputError(f"the {kind} path is not a regular file (a pipe, device or socket)", file=str(path),
+                            expected="a CSV, TSV, JSONL, JSON or Parquet file saved on disk",
+                            fix="save the table to a file and give its path")
+    raise CAPInputError(f"{kind} file not found", file=str(path), fix="check the path")
+
+
 def _read_iv(path: str | Path, data: bytes | None, kind: str) -> tuple[str, str]:
     if not isinstance(path, (str, Path)) or str(path) == "":
         raise CAPInputError(
@@ -245,8 +267,8 @@ def _read_iv(path: str | Path, data: bytes | None, kind: str) -> tuple[str, str]
             got=suffix or "(no extension)",
             fix="save the table as CSV, TSV, JSONL or Parquet (pickle and Excel files are not read)",
         )
-    if data is None and not Path(path).is_file():
-        raise CAPInputError(f"{kind} file not found", file=str(path), fix="check the path")
+    if data is None:
+        require_file(path, kind)
     return name, SUPPORTED_EXTENSIONS[suffix]
 
 
@@ -470,6 +492,10 @@ def _parse_json(text: str, name: str, kind: str) -> pl.DataFrame:
     return _records_frame(obj, name, kind, text, base=base)
 
 
+#: The header a message shows as an example, per table kind (the default for the others).
+_EXAMPLE_HEADER = {"table": ("benchmark", "item_id", "gold"), "questions": ("question", "answer")}
+
+
 def _check_header(text: str, sep: str, name: str, kind: str) -> None:
     """Reject a header split by another delimiter than ``sep``, and a column name given twice."""
     fmt = "TSV" if sep == "\t" else "CSV"
@@ -489,7 +515,8 @@ def _check_header(text: str, sep: str, name: str, kind: str) -> None:
                 f"{fmt} file does",
                 file=name,
                 row=0,
-                expected=f"a header such as benchmark{sep}item_id{sep}gold".replace("\t", "<tab>"),
+                expected="a header such as " + sep.join(_EXAMPLE_HEADER.get(kind, _EXAMPLE_HEADER["table"]))
+                .replace("\t", "<tab>"),
                 got=header[0][:60],
                 fix=fix,
             )

@@ -7,9 +7,11 @@ import polars as pl
 import streamlit as st
 
 from cap_core.errors import CAPInputError
+from cap_core.testbed.taxonomy import ERROR_TYPES, TYPE_LABELS
 from ui.cache import testbed as tbc
 from ui.display import show_table
 from ui.state import kept
+from ui.text import notice, plain
 
 
 def review_if_chosen() -> None:
@@ -28,11 +30,11 @@ def render_review() -> None:
     try:
         view = tbc.review(path)
     except CAPInputError as err:
-        st.error(str(err))
+        notice("error", err)
         st.stop()
     pairs = view.pairs
     for n in view.notes:
-        st.warning(n)
+        notice("warning", n)
     done = int((pairs["state"] != "pending").sum())
     st.progress(done / max(1, pairs.height), text=f"{done} of {pairs.height} pairs reviewed")
     order = pairs.with_row_index("_r").sort(pl.col("state") != "pending", "_r")
@@ -41,10 +43,11 @@ def render_review() -> None:
     pick = st.selectbox("Pair", labels, key=kept("lab_tb_pair", first, options=labels, follows=first))
     row = order.row(labels.index(pick), named=True)
     if tbc.ERROR_KEY in st.session_state:
-        st.error(st.session_state.pop(tbc.ERROR_KEY))
-    st.markdown(f"**{row['failure_type'].replace('_', ' ')}** · domain {row['domain']} · subtlety "
-                f"{row['subtlety'] if row['subtlety'] is not None else '—'} · attempts {row['attempts']} · flags "
-                f"{row['flags'] or 'none'} · state **{row['state']}**")
+        notice("error", st.session_state.pop(tbc.ERROR_KEY))
+    # the domain and flags come from the user's file: shown as text, never as Markdown (links, images)
+    st.markdown(f"**{plain(TYPE_LABELS.get(row['failure_type'], row['failure_type']))}** · domain "
+                f"{plain(row['domain'])} · subtlety {row['subtlety'] if row['subtlety'] is not None else '—'} · "
+                f"attempts {row['attempts']} · flags {plain(row['flags'] or 'none')} · state **{row['state']}**")
     with st.container(border=True):
         st.markdown("**Question**")
         st.text(row["question"])
@@ -55,7 +58,7 @@ def render_review() -> None:
     with cb.container(border=True):
         st.markdown("**Flawed answer**")
         st.text(row["flawed"])
-        st.caption(f"Planted: {row['error_note']}")
+        notice("caption", f"Planted: {row['error_note']}")  # a model's note: text, never Markdown
     args = (path, row["benchmark"], row["base_item_id"])
     b1, b2 = st.columns(2)
     b1.button("Accept", key="lab_tb_accept", on_click=tbc.decide, args=(*args, "accept"), width="stretch")
@@ -64,6 +67,10 @@ def render_review() -> None:
         token = (row["benchmark"], row["base_item_id"])
         st.text_area("Correct answer", key=kept("lab_tb_correct", row["correct"], follows=token))
         st.text_area("Flawed answer", key=kept("lab_tb_flawed", row["flawed"], follows=token))
+        st.text_area("Planted error (what the flawed answer gets wrong; the rationale evaluator reads it)",
+                     key=kept("lab_tb_note", row["error_note"] or "", follows=token))
+        st.selectbox("Planted error type", ERROR_TYPES, format_func=TYPE_LABELS.get,
+                     key=kept("lab_tb_type", row["failure_type"], options=ERROR_TYPES, follows=token))
         st.button("Save the edit", key="lab_tb_edit", on_click=tbc.decide, args=(*args, "edit"))
     att = view.attempts.filter((pl.col("benchmark") == row["benchmark"]) &
                                (pl.col("base_item_id") == row["base_item_id"]))

@@ -215,9 +215,10 @@ def hard_constructed_items(ds: Dataset, benchmark: str, construction) -> tuple[p
     ds : Dataset
     benchmark : str
     construction : sequence of str, polars.Series or polars.DataFrame
-        Item ids of the construction (a DataFrame must hold an ``item_id`` column); an
-        id of any variant selects its base item. Row numbers in errors are 1-based
-        positions in this list.
+        Item ids of the construction (a DataFrame must hold an ``item_id`` column; with a
+        ``benchmark`` column, as ``testbed build`` writes, only its rows of ``benchmark``
+        count); an id of any variant selects its base item. Row numbers in errors are
+        1-based positions in this list.
 
     Returns
     -------
@@ -229,7 +230,8 @@ def hard_constructed_items(ds: Dataset, benchmark: str, construction) -> tuple[p
     ------
     CAPInputError
         Unknown benchmark, no ids, an id that is not an item of the benchmark (names
-        its row), a DataFrame without ``item_id``.
+        its row), a DataFrame without ``item_id``, or whose ``benchmark`` column names only
+        other benchmarks (the ids would select other items of the same names).
     """
     if not isinstance(ds, Dataset):
         raise CAPInputError("a Dataset is needed", argument="ds", expected="cap_core.dataset.Dataset",
@@ -237,21 +239,37 @@ def hard_constructed_items(ds: Dataset, benchmark: str, construction) -> tuple[p
     if benchmark not in ds.benchmarks:
         raise CAPInputError("unknown benchmark", argument="benchmark", got=benchmark,
                             expected="one of " + ", ".join(ds.benchmarks))
+    rows = None
     if isinstance(construction, pl.DataFrame):
         if "item_id" not in construction.columns:
             raise CAPInputError("the construction lacks an item_id column", column="item_id",
                                 got=construction.columns, fix="name the column of item ids item_id")
+        if "benchmark" in construction.columns:  # a list that says whose items it names (testbed build's)
+            named_in = [None if b is None else str(b) for b in construction["benchmark"].to_list()]
+            rows = [k for k, b in enumerate(named_in, start=1) if b == benchmark]
+            if construction.height and not rows:
+                from cap_core.errors import capped
+
+                others = sorted({b for b in named_in if b is not None})
+                raise CAPInputError(f"the construction names items of {capped(others)}, not of {benchmark}",
+                                    column="benchmark", argument="benchmark", got=benchmark,
+                                    expected=f"--benchmark {others[0]}" if others else "a benchmark column",
+                                    fix=f"profile the benchmark the list was made for ({others[0] if others else '?'})")
         construction = construction["item_id"]
     if isinstance(construction, str) or construction is None:
         raise CAPInputError("a construction is a list of item ids", argument="construction",
                             expected="a list of item ids", got=construction)
     ids = [None if v is None else str(v) for v in construction]
+    numbered = list(enumerate(ids, start=1))
+    if rows is not None:
+        numbered = [(k, ids[k - 1]) for k in rows]
+        ids = [i for _, i in numbered]
     if not ids:
         raise CAPInputError("a hard construction needs at least one item", argument="construction",
                             expected="item ids of the constructed hard items", got=0)
     items = ds.items.filter(pl.col("benchmark") == benchmark)
     known = set(items["item_id"].to_list())
-    for row, i in enumerate(ids, start=1):
+    for row, i in numbered:
         if i not in known:
             raise CAPInputError(f"construction names {i!r}, which is not an item of {benchmark}", row=row,
                                 column="item_id", expected=f"an item_id of {benchmark}", got=i,

@@ -110,6 +110,13 @@ def _run(args: argparse.Namespace) -> str:
     cache = args.cache or cache_dir()
     bench = load_benchmark(args.benchmark, args.source)
     items = select_items(bench.items, only=args.only, subsets=args.subset, limit=args.limit)
+    if args.augment:  # before the estimate and any call
+        from cap_core.judging.candidates import check_augmentable
+
+        try:
+            check_augmentable(items, args.benchmark)
+        except CAPInputError as exc:  # the library names its argument, the CLI its flag
+            raise exc.replace(argument="--augment") from None
     est = estimate_run(items, spec, cache)
     print(f"estimate: {est['calls']} calls ({est['cached']} cached, {est['to_send']} to send), "
           f"~{est['prompt_tokens']} prompt tokens, {_fmt_usd(est['usd'])}"

@@ -56,6 +56,7 @@ from cap_core.cli.options import (
     output_file,
     output_folder,
 )
+from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
 
 __all__ = ["main", "build_parser", "write_csv", "EXTENSIONS"]
@@ -319,9 +320,13 @@ def main(argv: list[str] | None = None) -> int:
         check_paths(*paths_of(args))
         with all_or_nothing():
             print(args.handler(args))
-    except CAPInputError as err:
-        print(f"error: {_one_line(_as_option(err, args))}", file=sys.stderr)
+    except CAPInputError as err:  # it may quote the data: its control characters are shown, not obeyed
+        print(f"error: {visible(_one_line(_as_option(err, args)))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's status for SIGINT (128 + 2)
+        print("interrupted (Ctrl-C): finished calls stay in the cache, so running the command again resumes",
+              file=sys.stderr)
+        return 130
     except MemoryError:
         print("error: not enough memory for this run: expected a smaller --bootstrap, fewer benchmarks or judges, "
               "or a machine with more memory", file=sys.stderr)

@@ -223,13 +223,17 @@ def check_outputs(**paths: Path | None) -> None:
     check_paths({}, {"--" + k.replace("_", "-"): p for k, p in paths.items() if p is not None}, {})
 
 
+#: Destinations of positional arguments: named in messages by their upper-case metavar, not as ``--options``.
+_POSITIONALS = ("path", "name", "kind", "questions", "folder")
+
+
 def paths_of(args: argparse.Namespace) -> tuple[dict[str, Path], dict[str, Path], dict[str, Path]]:
     """``(inputs, files, folders)`` of a parsed command line for :func:`check_paths`, from the option
     types: :class:`OutputFile`, :class:`OutputFolder`, plain paths (inputs), :class:`InputName` values
     that exist (inputs); :class:`CacheFolder` is neither."""
     inputs, files, folders = {}, {}, {}
     for dest, value in vars(args).items():
-        opt = dest.upper() if dest in ("path", "name", "kind") else "--" + dest.replace("_", "-")
+        opt = dest.upper() if dest in _POSITIONALS else "--" + dest.replace("_", "-")
         for i, v in enumerate(value if isinstance(value, list) else [value]):
             key = opt if not isinstance(value, list) or len(value) == 1 else f"{opt} ({i + 1})"
             if isinstance(v, OutputFile):
@@ -258,10 +262,13 @@ def add_items(p: argparse.ArgumentParser) -> None:
                         "them judged) or own (each on everything it judged)")
 
 
-def add_call_options(p: argparse.ArgumentParser) -> None:
+def add_call_options(p: argparse.ArgumentParser, *, max_tokens: bool = True) -> None:
     """The request options every judging verb takes (``judge``, ``evaluate``): tokens, budgets,
-    concurrency, retries and timeout, with one set of defaults."""
-    p.add_argument("--max-tokens", type=int, default=1024)
+    concurrency, retries and timeout, with one set of defaults. ``max_tokens=False`` leaves out
+    ``--max-tokens`` for a verb whose calls set their own limits (``testbed build``: one per stage),
+    so the parser refuses it instead of ignoring it."""
+    if max_tokens:
+        p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument("--budget-calls", type=int, help="at most this many requests (retries count)")
     p.add_argument("--budget-usd", type=finite_between(0, 1_000_000),
                    help="stop sending once this many dollars are spent (a finite number; leave it out for no limit)")

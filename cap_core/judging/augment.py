@@ -10,7 +10,9 @@ Every rewrite is checked before use: the length band (regenerated up to ``attemp
 times, with a new seed, when outside it) and label preservation -- the numbers,
 negations and hedges of the original must all survive (the planted errors of C1-C4
 live in exactly those words), and an optional ``verifier`` judge must still prefer the
-gold response in both orders. A variant that fails is dropped and its reason kept; when
+gold response in both orders. A variant whose rewrites changed nothing (the plain item
+again: a short answer the rules cannot polish, a padding too small to add a sentence) is no
+variant. A variant that fails is dropped and its reason kept; when
 no base item keeps a variant, the condition is declared ``unavailable``.
 """
 
@@ -31,7 +33,10 @@ _FORMAL = [
     (r"\ba lot of\b", "a great deal of"), (r"\blots of\b", "a great many"), (r"\bbig\b", "substantial"),
     (r"\bget\b", "obtain"), (r"\bgets\b", "obtains"), (r"\bshow\b", "demonstrate"), (r"\bshows\b", "demonstrates"),
     (r"\bhelp\b", "assist"), (r"\bhelps\b", "assists"), (r"\buse\b", "employ"), (r"\buses\b", "employs"),
-    (r"\bneed\b", "require"), (r"\bneeds\b", "requires"), (r"\bbut\b", "however,"), (r"\balso\b", "additionally"),
+    # "need" as a verb only: not the noun of "without need", "no need", "the need", "a need", "in need"
+    (r"(?<!\bwithout )(?<!\bno )(?<!\bthe )(?<!\ba )(?<!\bin )(?<!\bany )\bneed\b", "require"),
+    (r"(?<!\bthe )(?<!\bfluid )(?<!\bwater )(?<!\bdaily )(?<!\bbasic )(?<!\btheir )(?<!\byour )\bneeds\b",
+     "requires"), (r"\bbut\b", "however,"), (r"\balso\b", "additionally"),
     (r"\bso\b", "consequently"), (r"\bstart\b", "commence"), (r"\bend\b", "conclude"), (r"\bbuy\b", "purchase"),
 ]
 _OPENERS = ("To state it precisely:", "Put formally:", "Precisely:")
@@ -138,7 +143,8 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
         Required with ``generator`` (cache, retries, budget).
     pad_factor, polish_band, pad_band
         Target padding factor (1.5 = +50%), allowed polish deviation (fraction),
-        allowed padded/original length ratio (default ``pad_factor`` +-0.25).
+        allowed padded/original length ratio (default: half to one and a half times the
+        padding asked for, ``1 + (pad_factor - 1) * [0.5, 1.5]``: 1.25-1.75 at 1.5, 2.5-5.5 at 4).
     verifier : callable, optional
         ``verifier(row) -> bool``: True when the gold still wins on the variant row.
     api_base : str, optional
@@ -172,7 +178,7 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
     if pad_band is not None and (len(pad_band) != 2 or not 1.0 < pad_band[0] < pad_band[1]):
         raise CAPInputError("pad_band out of range", argument="pad_band", expected="(low, high) with 1 < low < high",
                             got=pad_band)
-    pad_band = pad_band or (pad_factor - 0.25, pad_factor + 0.25)
+    pad_band = pad_band or (1 + 0.5 * (pad_factor - 1), 1 + 1.5 * (pad_factor - 1))
     plain = items.filter(pl.col("variant").is_in(["plain", "original"])) if "variant" in items.columns else items
     new_rows, dropped = [], []
     for row in plain.iter_rows(named=True):
@@ -188,6 +194,8 @@ def augment_items(items: pl.DataFrame, *, generator: str | None = None, client=N
                 if new is None:
                     break
                 out[f] = new
+            if not reason and all(out[f].strip() == row[f].strip() for f in fields):
+                reason = "the variant is its plain item unchanged (the rewrite changed nothing)"
             if not reason and verifier is not None and not verifier(out):
                 reason = "label not preserved: the verifier no longer prefers the gold response"
             if reason:

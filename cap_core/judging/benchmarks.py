@@ -106,10 +106,11 @@ def load_benchmark(name: str, source: str | Path) -> BenchmarkItems:
         items = base.join(items.select("benchmark", "item_id", *ITEM_TEXT_SCHEMA), on=["benchmark", "item_id"])
         return BenchmarkItems(key, items.select(*ITEMS_SCHEMA, *ITEM_TEXT_SCHEMA), None, tuple(notices))
     if key == "testbed":  # a controlled testbed of the user's questions: texts, no published judges
-        from cap_core.testbed.layout import RUN_ITEMS, load_testbed_dir
+        from cap_core.testbed.layout import load_testbed_dir
+        from cap_core.testbed.review import reviewed_items
 
         tb = load_testbed_dir(src)
-        items = pl.read_parquet(tb.path / RUN_ITEMS)
+        items = reviewed_items(tb)  # the review as it stands now, whoever appended to it
         texts = items.select(*[pl.col(c) if c in items.columns else pl.lit(None, pl.String).alias(c)
                                for c in ITEM_TEXT_SCHEMA])
         return BenchmarkItems(key, pl.concat([items.select(*ITEMS_SCHEMA), texts], how="horizontal"), None,

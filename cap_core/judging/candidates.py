@@ -45,7 +45,8 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.run import RunResult, RunSpec
 from cap_core.schema import DECLARATION_SCHEMA, ITEM_TEXT_SCHEMA, ITEMS_SCHEMA
 
-__all__ = ["EvaluateResult", "select_items", "evaluate_candidates", "augmentation_report", "AUGMENTED_SUFFIX"]
+__all__ = ["EvaluateResult", "select_items", "evaluate_candidates", "augmentation_report", "check_augmentable",
+           "AUGMENTED_SUFFIX"]
 
 AUGMENTED_SUFFIX = "_augmented"
 
@@ -112,6 +113,25 @@ def augmentation_report(originals: pl.DataFrame, dropped: pl.DataFrame, verified
                          "kept": vid not in why, "checks": checks, "reason": why.get(vid, "")})
     return pl.DataFrame(rows, schema={"benchmark": pl.String, "item_id": pl.String, "variant": pl.String,
                                       "kept": pl.Boolean, "checks": pl.String, "reason": pl.String})
+
+
+def check_augmentable(items: pl.DataFrame, benchmark: str) -> None:
+    """Refuse to augment items that already carry presentation variants (a testbed folder): augmentation
+    would make every variant a second time under the same item id.
+
+    Raises
+    ------
+    CAPInputError
+        Argument ``augment``, naming the variants found.
+    """
+    if "variant" not in items.columns:
+        return
+    have = sorted(set(items["variant"].drop_nulls().to_list()) - {"plain", "original"})
+    if have:
+        raise CAPInputError("the items already have presentation variants", argument="augment",
+                            got=f"{benchmark}: " + ", ".join(have), expected="items without variants",
+                            fix="judge them without --augment: their polished and length-padded variants are "
+                                "judged already")
 
 
 def _augment(items: pl.DataFrame, generator: str | None, spec: RunSpec, cache_dir) -> tuple[pl.DataFrame,
@@ -184,8 +204,9 @@ def evaluate_candidates(benchmark: str, source: str | Path, spec: RunSpec, out_d
     Raises
     ------
     CAPInputError
-        Unknown benchmark or bad folder, bad selection, a candidate named like a
-        reference judge (argument ``judges``), a bad spec or family table (before any call), or a run that produced no
+        Unknown benchmark or bad folder, bad selection, ``augment`` on items that already have
+        variants (argument ``augment``), a candidate named like a reference judge (argument
+        ``judges``), a bad spec or family table (before any call), or a run that produced no
         judgment at all (argument ``judges``, with each judge's first reason).
     """
     from cap_core.analyses import reliability as rel
@@ -208,6 +229,7 @@ def evaluate_candidates(benchmark: str, source: str | Path, spec: RunSpec, out_d
     report = None
     run_items = items
     if augment:
+        check_augmentable(items, benchmark)
         aug, report = _augment(items, generator, spec, cache_dir)
         run_items = pl.concat([items, aug.select(items.columns)], how="vertical")
         kept = int(report["kept"].sum())

@@ -23,8 +23,9 @@
   provider does not take a parameter (``UnsupportedParamsError``, e.g. a seed for
   Anthropic) is made again once with ``drop_params=True``.
 * Early stop (``stop_after`` = n > 0): until a model's first n calls have finished, at
-  most n of its calls are sent at once; when those n all fail with the same fatal error,
-  the model is halted and its remaining calls return ``stopped`` without being sent (cache
+  most n of its calls are sent at once; when those n all fail with the same fatal error, or
+  all find the endpoint unreachable the same way (connection refused or lost, or a timeout,
+  after their retries), the model is halted and its remaining calls return ``stopped`` without being sent (cache
   hits are still served). Hence a model whose first three calls fail alike sends exactly
   three requests, whatever the concurrency. :meth:`JudgeClient.halt` halts a model by hand.
 * Reasons: one line (the first line of the error, scrubbed of secrets, at most 300
@@ -128,6 +129,8 @@ class CallRecord:
     """Outcome of one request. ``status``: ok | failed | budget | cancelled | stopped.
 
     ``fatal``: the error can never go away by sending the same request again (see module doc).
+    ``unreachable``: the endpoint did not answer (connection refused or lost, or a timeout) on
+    every attempt.
     """
 
     key: str
@@ -142,6 +145,7 @@ class CallRecord:
     retries: int = 0
     error: str = ""
     fatal: bool = False
+    unreachable: bool = False
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -217,6 +221,27 @@ def _fatal(exc: Exception, litellm) -> bool:
                         litellm.NotFoundError, litellm.UnprocessableEntityError)):
         return True
     return getattr(exc, "status_code", None) in _FATAL_CODES
+
+
+def _unreachable(exc: Exception, litellm) -> bool:
+    """The endpoint gave no answer: the connection failed or the request timed out. litellm reports a
+    refused connection to an OpenAI-compatible server as an ``InternalServerError`` ("Connection error."),
+    so the causes are read too (the OpenAI client's connection error, httpx's transport errors, the
+    system's)."""
+    kinds: tuple = (litellm.Timeout, litellm.APIConnectionError, ConnectionError, TimeoutError)
+    try:
+        import httpx
+        import openai
+
+        kinds += (openai.APIConnectionError, httpx.TransportError)
+    except ImportError:  # pragma: no cover - litellm depends on both
+        pass
+    seen, cur = 0, exc
+    while cur is not None and seen < 12:
+        if isinstance(cur, kinds):
+            return True
+        cur, seen = cur.__cause__ or cur.__context__, seen + 1
+    return False
 
 
 def _retryable(exc: Exception, litellm) -> bool:
@@ -324,7 +349,7 @@ class JudgeClient:
         self.halted: dict[str, str] = {}
         self._lock = threading.Lock()
         self._trial = threading.Condition()  # guards halted and the first calls of every model
-        self._first: dict[str, dict] = {}  # model -> {"sending": n, "seen": [(fatal, error), ...]}
+        self._first: dict[str, dict] = {}  # model -> {"sending": n, "seen": [(halts, signature, error), ...]}
         self._leases = _Leases(self.cache, float(self.lease_s))
         self._secrets = secret_values()  # read once: completions are redacted with them (redact)
 
@@ -365,10 +390,14 @@ class JudgeClient:
             seen = first["seen"]
             if (rec is not None and self.stop_after >= 1 and len(seen) < self.stop_after
                     and rec.status not in _NOT_OUTCOMES):
-                seen.append((rec.status == "failed" and rec.fatal, rec.error))
-                if len(seen) == self.stop_after and all(f for f, _ in seen) and len({e for _, e in seen}) == 1:
+                failed = rec.status == "failed"
+                # alike: the same fatal error, or the endpoint unreachable the same way (connection or timeout,
+                # whose texts may differ per request)
+                sign = rec.error.split(":", 1)[0] if failed and rec.unreachable else rec.error
+                seen.append((failed and (rec.fatal or rec.unreachable), sign, rec.error))
+                if len(seen) == self.stop_after and all(f for f, _, _ in seen) and len({g for _, g, _ in seen}) == 1:
                     self.halted.setdefault(model, one_line(
-                        f"{model}: first {self.stop_after} calls failed with {seen[0][1]}"))
+                        f"{model}: first {self.stop_after} calls failed with {seen[0][2]}"))
             self._trial.notify_all()
 
     def _stopped(self, key: str, model: str, retries: int = 0) -> CallRecord:
@@ -455,7 +484,8 @@ class JudgeClient:
                     continue
                 self._count("failures")
                 return CallRecord(key, req.model, "failed", latency_s=time.perf_counter() - t0, retries=retries,
-                                  error=one_line(f"{type(exc).__name__}: {exc}"), fatal=_fatal(exc, litellm))
+                                  error=one_line(f"{type(exc).__name__}: {exc}"), fatal=_fatal(exc, litellm),
+                                  unreachable=_unreachable(exc, litellm))
             return self._finish(key, req, resp, time.perf_counter() - t0, retries, litellm)
 
     def _finish(self, key, req, resp, latency, retries, litellm) -> CallRecord:

@@ -45,7 +45,9 @@ def load_run_items(source: str | Path, data: bytes | None = None) -> pl.DataFram
     source : str or Path
         ``"testbed"`` (the built-in mini testbed), a directory holding
         ``run_items.parquet`` or ``items.{parquet,jsonl,json,csv,tsv}``, or a table file
-        (with ``data`` given, the upload's name).
+        (with ``data`` given, the upload's name). A folder written by ``testbed build``
+        (or its ``run_items.parquet``) gives its items with the review applied as it stands
+        when read (:func:`cap_core.testbed.review.reviewed_items`), never a stale copy.
 
     Returns
     -------
@@ -66,6 +68,16 @@ def load_run_items(source: str | Path, data: bytes | None = None) -> pl.DataFram
 
         return load_testbed()
     path = Path(source)
+    if data is None:
+        folder = path if path.is_dir() else path.parent if path.name == "run_items.parquet" else None
+        if folder is not None:
+            from cap_core.testbed.layout import is_testbed
+
+            if is_testbed(folder):  # a built testbed: its items with the review applied as it stands now
+                from cap_core.testbed.review import reviewed_items
+
+                return _from_frame(reviewed_items(folder), str(folder)).select(*ITEMS_SCHEMA, *TEXT_COLUMNS,
+                                                                               "error_note")
     if data is None and path.is_dir():
         found = next((path / n for n in _TABLE_NAMES if (path / n).is_file()), None)
         if found is None:

@@ -38,9 +38,12 @@ from pathlib import Path
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "RATIONALE_TEMPLATE"]
+__all__ = ["available", "model_path", "register", "mean_logprob", "MODELS", "WRITERS", "RATIONALE_TEMPLATE"]
 
 MODELS = ("smollm/generative", "smollm/likelihood", "smollm/choice", "smollm/chat")
+#: The models of :data:`MODELS` that reply with free text, so can write a testbed's flawed answers and
+#: variants or a subtlety score (the others reply with a verdict only).
+WRITERS = ("smollm/chat",)
 #: The built-in template asking for the likelihood judge's one-sentence rationale; its
 #: version is part of every ``smollm/`` cache key (:func:`cap_core.judging.request.cache_key`).
 RATIONALE_TEMPLATE = "smollm_rationale"

@@ -17,7 +17,8 @@ resumes at no cost):
    retries, concurrency; a model whose first three calls fail alike is stopped):
    expansion, flawing with the subtlety gate, per generator slice
    (:mod:`cap_core.testbed.generate`);
-5. the gold position, balanced per type (:func:`cap_core.testbed.taxonomy.balanced_gold`);
+5. the gold position, balanced per type over the questions and the same on every slice
+   (:func:`cap_core.testbed.taxonomy.balanced_gold`);
    polished and length-padded variants of the main slice with the product's label-preservation
    checks (:func:`cap_core.judging.augment.augment_items`: length band; every number, negation
    and hedge kept), by the rules or a rewriter model;
@@ -44,6 +45,7 @@ from cap_core.errors import CAPInputError
 from cap_core.judging.client import RetryPolicy
 from cap_core.testbed import layout
 from cap_core.testbed.questions import Questions, read_questions
+from cap_core.testbed.wording import count
 
 __all__ = ["BuildSpec", "BuildPlan", "BuildResult", "check_out", "plan_build", "build_testbed", "DROPPED_SCHEMA",
            "UNPLANTABLE_SCHEMA"]
@@ -63,8 +65,10 @@ class BuildSpec:
     subtlety stays below 4 (CAP: 3); ``hard``: pairs to harden (None: a quarter of the
     questions; 0: none); ``rewriter``: who writes the presentation variants (None: the
     first generator if it is a model, else the rules; ``"rules"``: the rules);
-    ``pad_factor``: length padding of the flawed answer (1.5x); ``seed``: the base of every
-    request's seed; budgets, ``concurrency``, ``retry`` and ``api_base`` as for judging runs.
+    ``pad_factor``: length padding of the flawed answer (1.5x; 1.1 to 4); ``seed``: the base of every
+    request's seed; budgets, ``concurrency``, ``retry`` and ``api_base`` as for judging runs;
+    ``skip_unplantable``: with the rules, leave out the questions no error type fits instead of
+    refusing the file.
     """
 
     generators: tuple[str, ...] = ("rules",)
@@ -80,6 +84,7 @@ class BuildSpec:
     budget_usd: float | None = None
     concurrency: int = 4
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    skip_unplantable: bool = False
 
     def rewriter_model(self) -> str | None:
         """The model writing the variants, or None for the offline rules."""
@@ -128,9 +133,10 @@ class BuildSpec:
             raise CAPInputError("hard must be a number of pairs", argument="hard",
                                 expected="an integer >= 0 (0: no hard subset)", got=self.hard)
         p = self.pad_factor
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 1.0 < p <= 4.0:
-            raise CAPInputError("pad_factor out of range", argument="pad_factor", expected="1 < pad_factor <= 4",
-                                got=p, fix="e.g. --pad-factor 1.5")
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 1.1 <= p <= 4.0:
+            # under 10% longer is no length change a judge could notice (the dashboard's minimum too)
+            raise CAPInputError("pad_factor out of range", argument="pad_factor", expected="1.1 <= pad_factor <= 4",
+                                got=p, fix="e.g. a padding factor of 1.5 (CAP)")
         if self.benchmark is not None and not _NAME.match(str(self.benchmark)):
             raise CAPInputError("bad benchmark name", argument="benchmark", got=self.benchmark,
                                 expected="letters, digits, '_', '.', '-', at most 80, starting with a letter or digit")
@@ -140,7 +146,16 @@ class BuildSpec:
             raise err.replace(argument={"max_calls": "budget_calls", "max_usd": "budget_usd"}[err.argument]) from None
         smol = [m for m in self.models() if m.startswith("smollm/")]
         if smol:
-            from cap_core.judging.smollm import available
+            from cap_core.judging.smollm import WRITERS, available
+
+            for name, value in (("generators", self.generators), ("subtlety_judge", (self.subtlety_judge,)),
+                                ("rewriter", (self.rewriter,))):
+                bad = [m for m in value if m and m.startswith("smollm/") and m not in WRITERS]
+                if bad:  # a judge-only model (a verdict, no free text) cannot write or score
+                    flag = {"generators": "generator"}.get(name, name).replace("_", "-")
+                    raise CAPInputError(f"not a SmolLM2 model that writes text: {bad[0]}", argument=name,
+                                        got=bad[0], expected=" or ".join(WRITERS),
+                                        fix=f"e.g. --{flag} {WRITERS[0]}")
 
             if not available():
                 raise CAPInputError("the SmolLM2 models need the optional install", argument="generators", got=smol,
@@ -149,20 +164,36 @@ class BuildSpec:
 
 @dataclass(frozen=True)
 class BuildPlan:
-    """What a build will make: the questions, the type of each, who is expanded, how many are hardened."""
+    """What a build will make: the questions, the type of each (None: left out), who is expanded, how
+    many are hardened, the types each question cannot take (``unplantable``), the plan's notices and the
+    questions it leaves out (``skipped``: rows of :data:`DROPPED_SCHEMA`)."""
 
     questions: Questions
-    types: list[str]
+    types: list[str | None]
     expand: list[bool]
     benchmark: str
     n_hard: int
     unplantable: pl.DataFrame
+    notices: tuple[str, ...] = ()
+    skipped: tuple[dict, ...] = ()
 
     def jobs(self) -> list[dict]:
-        """One dict per question: ``id``, ``row``, ``domain``, ``question``, ``answer``, ``context``, ``mcq``,
-        ``error_type``, ``expand``."""
+        """One dict per question that gets a type: ``id``, ``row``, ``domain``, ``question``, ``answer``,
+        ``context``, ``mcq``, ``options``, ``error_type``, ``expand``."""
         return [dict(r, error_type=t, expand=e) for r, t, e in
-                zip(self.questions.frame.iter_rows(named=True), self.types, self.expand)]
+                zip(self.questions.frame.iter_rows(named=True), self.types, self.expand) if t is not None]
+
+    def type_counts(self) -> dict[str, int]:
+        """Questions per planted error type, keyed by condition (C1-C4; 0 for a type no question got)."""
+        from cap_core.testbed.taxonomy import CONDITION_OF, ERROR_TYPES
+
+        return {CONDITION_OF[t]: sum(x == t for x in self.types) for t in ERROR_TYPES}
+
+    def all_notices(self) -> list[str]:
+        """The plan's notices and, when a content condition gets fewer than
+        :data:`cap_core.testbed.layout.MIN_ITEMS` questions, that warning."""
+        thin = layout.thin_notice(self.type_counts(), "questions planned")
+        return list(self.notices) + ([thin] if thin else [])
 
 
 @dataclass
@@ -180,7 +211,12 @@ class BuildResult:
 
 def check_out(out_dir: str | Path, source: str | Path | None) -> Path:
     """Refuse an output folder that is, or holds, the input, is a file, or is a non-empty folder that
-    is not a testbed (CAPInputError, argument ``out_dir``). Returns the folder path."""
+    is not a testbed (CAPInputError, argument ``out_dir``). Returns the folder path.
+
+    A non-empty folder is rebuilt in place only when its ``testbed.json`` is a testbed manifest
+    (:func:`cap_core.testbed.layout.is_testbed`): a folder holding some other file of that name
+    is someone else's and is refused.
+    """
     out = Path(out_dir).expanduser()
     if source is not None:
         src = Path(source).expanduser().resolve()
@@ -188,14 +224,18 @@ def check_out(out_dir: str | Path, source: str | Path | None) -> Path:
         if res == src or res in src.parents:
             raise CAPInputError("the output folder is, or holds, the input file", argument="out_dir",
                                 got=str(out), expected="a folder apart from the questions file",
-                                fix="choose another --out folder (outputs never overwrite inputs)")
+                                fix="choose another output folder (outputs never overwrite inputs)")
     if out.exists() and not out.is_dir():
         raise CAPInputError("the output exists and is a file", argument="out_dir", got=str(out),
-                            expected="a new or empty folder, or an earlier testbed folder", fix="choose another --out")
+                            expected="a new or empty folder, or an earlier testbed folder",
+                            fix="choose another output folder")
     if out.is_dir() and any(out.iterdir()) and not layout.is_testbed(out):
-        raise CAPInputError("the output folder holds other files", argument="out_dir", got=str(out),
-                            expected="a new or empty folder, or an earlier testbed folder (rebuilt in place)",
-                            fix="choose a new --out folder")
+        mine = (out / layout.MANIFEST).is_file()
+        raise CAPInputError("the output folder holds a testbed.json that is not a testbed manifest" if mine else
+                            "the output folder holds other files", argument="out_dir", got=str(out),
+                            expected="a new or empty folder, or an earlier testbed folder (its testbed.json of "
+                                     f"format {layout.FORMAT}: rebuilt in place)",
+                            fix="choose a new output folder")
     return out
 
 
@@ -207,46 +247,76 @@ def _slug(text: str) -> str:
 def plan_build(questions: Questions, spec: BuildSpec) -> BuildPlan:
     """Assign the planted error types and decide the expansions (module steps 2).
 
+    With a rules generator, each question gets only a type a rule can plant in it (and that
+    passes the checks); every type a question cannot take is listed with the reason
+    (``unplantable``). A question no type fits stops the plan, every such row named in one
+    message, unless ``spec.skip_unplantable`` leaves them out (listed in ``dropped``).
+
     Raises
     ------
     CAPInputError
-        With a rules generator, a question no rule can plant an error in (file, row, column
-        ``answer`` and each type's reason).
+        With a rules generator and without ``skip_unplantable``, questions no rule can plant
+        an error in (file, the first such row, column ``answer``; the count and rows, and the
+        first row's reason for each type); every question unplantable.
     """
+    from cap_core.errors import capped
     from cap_core.testbed import rules
     from cap_core.testbed.checks import flaw_problem
     from cap_core.testbed.generate import needs_expansion
     from cap_core.testbed.taxonomy import ERROR_TYPES, assign_types
 
     frame = questions.frame
-    feasible, bad = [], []
+    feasible, bad, none, foreign = [], [], [], []
     uses_rules = "rules" in spec.generators
     for r in frame.iter_rows(named=True):
         if not uses_rules:
             feasible.append(set(ERROR_TYPES))
             continue
         answer = rules.state_option(r["answer"]) if r["mcq"] else r["answer"]
-        ok = set()
-        for t, got in rules.plant_all(r["question"], answer).items():
+        if not rules.looks_english(answer):
+            foreign.append(r["id"])
+        ok, why_not = set(), {}
+        for t, got in rules.plant_all(r["question"], answer, r["options"]).items():
             why = got if isinstance(got, str) else flaw_problem(r["question"], answer, got.text)
             if why:
                 bad.append({"base_item_id": r["id"], "row": r["row"], "error_type": t, "reason": why})
+                why_not[t] = why
             else:
                 ok.add(t)
         if not ok:
-            reasons = "; ".join(f"{b['error_type']}: {b['reason']}" for b in bad if b["base_item_id"] == r["id"])
-            raise CAPInputError("no planted error type fits this answer", file=questions.file, row=r["row"],
-                                column="answer", expected="a number or unit (factual), a comparative or causal word "
-                                "(logical), a hedge (overclaim) or a limiting clause (omission)",
-                                got=r["answer"][:80] + f" ({reasons})",
-                                fix="reword or remove the row, or use a model generator (--generator MODEL)")
+            none.append((r, why_not))
         feasible.append(ok)
+    if none and (not spec.skip_unplantable or len(none) == frame.height):
+        first, why_not = none[0]
+        rows = [r["row"] for r, _ in none]
+        every = len(none) == frame.height
+        raise CAPInputError(
+            f"no planted error type fits {len(none)} of the {frame.height} questions (rows {capped(rows)}); row "
+            f"{first['row']}: " + "; ".join(f"{t}: {w}" for t, w in why_not.items()),
+            file=questions.file, row=first["row"], column="answer",
+            expected="a number or unit (factual), a comparative or causal word (logical), a hedge (overclaim) or a "
+                     "limiting clause (omission), in English",
+            fix="reword or remove those rows, or use a model generator" + (
+                "" if every else ", or leave them out with --skip-unplantable (unplantable.csv then gives each one's "
+                "reasons)"))
     types = assign_types(frame["domain"].to_list(), feasible)
     model_first = spec.generators[0] != "rules"
     expand = [model_first and needs_expansion(a, m) for a, m in zip(frame["answer"], frame["mcq"])]
     name = spec.benchmark or _slug(Path(questions.file).stem)
-    n_hard = frame.height // 4 if spec.hard is None else min(spec.hard, frame.height)
-    return BuildPlan(questions, types, expand, name, n_hard, pl.DataFrame(bad, schema=UNPLANTABLE_SCHEMA))
+    n_kept = sum(t is not None for t in types)
+    n_hard = n_kept // 4 if spec.hard is None else min(spec.hard, n_kept)
+    notes = []
+    if foreign:
+        notes.append(f"the rules read English only: {count(len(foreign), 'question')} "
+                     f"{'does' if len(foreign) == 1 else 'do'} not look English ({capped(foreign)}); only numbers written in digits could be changed in them")
+    skipped = [{"benchmark": name, "base_item_id": r["id"], "stage": "plan",
+                "reason": "no planted error type fits: " + "; ".join(f"{t}: {w}" for t, w in why.items())}
+               for r, why in none]
+    if skipped:
+        notes.append(f"{count(len(skipped), 'question')} left out: no planted error type fits them (dropped.csv, "
+                     "unplantable.csv)")
+    return BuildPlan(questions, types, expand, name, n_hard, pl.DataFrame(bad, schema=UNPLANTABLE_SCHEMA),
+                     tuple(notes), tuple(skipped))
 
 
 class _Calls:
@@ -281,13 +351,11 @@ class _CountingClient:
 
 
 def _pairs(slice_name: str, kind: str, jobs: list[dict], correct: dict, results: dict, generator: str,
-           expanded: dict) -> list[dict]:
-    from cap_core.testbed.taxonomy import balanced_gold
-
+           expanded: dict, golds: dict[str, str]) -> list[dict]:
     kept = [j for j in jobs if j["id"] in results]
-    golds = balanced_gold([j["error_type"] for j in kept])
     rows = []
-    for j, gold in zip(kept, golds):
+    for j in kept:
+        gold = golds[j["id"]]
         r = results[j["id"]]
         flags = ["low_quality"] if r.low_quality else []
         rows.append({"benchmark": slice_name, "base_item_id": j["id"], "kind": kind, "source_row": j["row"],
@@ -334,14 +402,19 @@ def build_testbed(source: str | Path, spec: BuildSpec, *, out_dir: str | Path, c
     Raises
     ------
     CAPInputError
-        Bad settings or output folder, bad questions (file, row, column), a dollar budget
+        Bad settings or output folder, a review file of the folder with a bad line (before
+        any call), bad questions (file, row, column), a dollar budget
         below the estimate's lowest figure (argument ``budget_usd``), a build that produced
         no pair (each stage's first reason named), or a cancelled build.
     """
     from cap_core.testbed.cost import estimate_build
 
+    from cap_core.testbed.review import review_lines
+
     spec.validate()
     out = check_out(out_dir, None if data is not None else source)
+    if layout.is_testbed(out):
+        review_lines(out)  # rebuilt in place: its review is applied at the end, so a bad line stops us now
     questions = read_questions(source, data)
     plan = plan_build(questions, spec)
     jobs = plan.jobs()
@@ -349,7 +422,8 @@ def build_testbed(source: str | Path, spec: BuildSpec, *, out_dir: str | Path, c
     if on_estimate is not None:
         on_estimate(est)
     if dry_run:
-        return BuildResult(None, {"benchmark": plan.benchmark, "questions": len(jobs)}, est)
+        return BuildResult(None, {"benchmark": plan.benchmark, "questions": len(jobs),
+                                  "planned": plan.type_counts(), "notices": plan.all_notices()}, est)
     if spec.budget_usd is not None and est["usd_min"] is not None and est["usd_min"] > spec.budget_usd:
         raise CAPInputError("the estimate exceeds the dollar budget", argument="budget_usd", got=spec.budget_usd,
                             expected=f"at least ${est['usd_min']:.4f} (the fewest calls the build needs)",
@@ -374,7 +448,7 @@ def _generate_and_write(plan: BuildPlan, jobs: list[dict], spec: BuildSpec, est:
         client = counter.client = JudgeClient(cache, Budget(spec.budget_calls, spec.budget_usd), spec.retry,
                                               spec.concurrency, cancel or threading.Event(), stop_after=3)
     log = AttemptLog()
-    dropped: list[dict] = []
+    dropped: list[dict] = list(plan.skipped)
     name = plan.benchmark
     try:
         gens = [make_generator(g, client, spec.api_base, spec.seed, counter) for g in spec.generators]
@@ -385,12 +459,15 @@ def _generate_and_write(plan: BuildPlan, jobs: list[dict], spec: BuildSpec, est:
         expanded = {j["id"]: j["expand"] for j in jobs}
         ready = [dict(j, correct=correct[j["id"]]) for j in jobs if j["id"] in correct]
         slices = [name] + ([name + layout.REPLICATION_SUFFIX] if len(gens) > 1 else [])
+        # one gold position per question, balanced per type over the questions, shared by every slice (a
+        # question one generator failed on does not shift the others' gold on the other slice)
+        golds = dict(zip([j["id"] for j in ready], balanced_gold([j["error_type"] for j in ready])))
         pair_rows: list[dict] = []
         for sl, gen, gname in zip(slices, gens, spec.generators):
             results, lost = flaw_items(ready, gen, judge, log, sl, regenerations=spec.regenerations)
             dropped += [{"benchmark": sl, "base_item_id": i, "stage": "flaw", "reason": r} for i, r in lost.items()]
             pair_rows += _pairs(sl, "plain" if sl == name else "replication", ready, correct, results, gname,
-                                expanded)
+                                expanded, golds)
         main = [p for p in pair_rows if p["benchmark"] == name]
         picks = stratified_pick([p["failure_type"] for p in main], [p["domain"] for p in main], plan.n_hard)
         hard_jobs = [{"id": main[k]["base_item_id"], "question": main[k]["question"], "correct": main[k]["correct"],
@@ -432,7 +509,7 @@ def _generate_and_write(plan: BuildPlan, jobs: list[dict], spec: BuildSpec, est:
         {"requests": 0, "cache_hits": 0, "failures": 0, "spend_usd": 0.0, "halted": {}}
     # every call that gave no answer (error, budget, cancel, stopped), by stage: never silently dropped
     stats.update(failed_calls=dict(counter.failed), failed_reasons=dict(counter.reasons))
-    manifest = _manifest(plan, spec, pairs, report, stats, est, dropped)
+    manifest = _manifest(plan, spec, pairs, report, stats, est, dropped, variants)
     attempts = log.frame()
     drops = pl.DataFrame(dropped, schema=DROPPED_SCHEMA)
     items = _write(out, manifest, pairs, variants, attempts, report, drops, plan)
@@ -451,7 +528,12 @@ def _variants(plain_pairs: pl.DataFrame, spec: BuildSpec, client) -> tuple[pl.Da
     return added, augmentation_report(plain, dropped)
 
 
-def _manifest(plan, spec, pairs, report, stats, est, dropped) -> dict:
+def _manifest(plan, spec, pairs, report, stats, est, dropped, variants) -> dict:
+    """The manifest (module layout): ``conditions`` holds the items each condition C1-C8 of the main
+    slice rests on as built (before any review), ``unplantable`` the questions each type could not be
+    planted in (rules), ``notices`` what the user should know (thin conditions among them)."""
+    from cap_core.testbed.taxonomy import ERROR_TYPES
+
     counts = {b: {"pairs": int(n)} for b, n in pairs.group_by("benchmark").len().iter_rows()}
     for b, t, n in pairs.group_by("benchmark", "failure_type").len().iter_rows():
         counts[b].setdefault("by_type", {})[t] = int(n)
@@ -464,44 +546,63 @@ def _manifest(plan, spec, pairs, report, stats, est, dropped) -> dict:
     if len(spec.generators) > 1:
         slices.append({"benchmark": plan.benchmark + layout.REPLICATION_SUFFIX, "generator": spec.generators[1]})
     q = plan.questions
-    notices = list(q.notices)
+    notices = list(q.notices) + list(plan.notices)
     if not spec.subtlety_judge:
         notices.append("no subtlety judge: flawed answers were not scored or regenerated (no low_quality flag)")
-    lost = [d for d in dropped if d["stage"] != "harden"]
+    lost = [d for d in dropped if d["stage"] not in ("harden", "plan")]
     if lost:
-        notices.append(f"{len(lost)} pair(s) not built (dropped.csv names the stage and reason)")
+        notices.append(f"{count(len(lost), 'pair')} not built (dropped.csv names the stage and reason)")
     if plan.n_hard:
+        from collections import Counter
+
         n_ok = int((pairs["kind"] == "hard").sum())
-        notices.append(f"hardening: {n_ok} of {plan.n_hard} sampled pairs hardened"
-                       + (" (the others: dropped.csv)" if n_ok < plan.n_hard else ""))
+        text = f"hardening: {n_ok} of {count(plan.n_hard, 'sampled pair')} hardened"
+        why = Counter(d["reason"] for d in dropped if d["stage"] == "harden").most_common(1)
+        if why:
+            text += f" (the others: dropped.csv; most often: {why[0][0]}, {count(why[0][1], 'time')})"
+        if n_ok == 0:
+            text += (f"; no {plan.benchmark}{layout.HARD_SUFFIX} benchmark was made, so there is no Hard-Constructed "
+                     "subset to profile")
+        notices.append(text)
+    main_items = pl.concat([layout.pair_items(pairs.filter(pl.col("benchmark") == plan.benchmark)),
+                            variants.select(list(layout.RUN_ITEMS_SCHEMA)).cast(layout.RUN_ITEMS_SCHEMA)])
+    conditions = layout.condition_counts(main_items, plan.benchmark)  # thin ones: said by whoever shows them
     if report.height and not report["kept"].all():
-        notices.append(f"{int((~report['kept']).sum())} of {report.height} presentation variants failed label "
-                       "preservation and were left out (variants.csv)")
+        notices.append(f"{int((~report['kept']).sum())} of {report.height} presentation variants were left out: "
+                       "unchanged by the rewrite, outside the length band, or a number, negation or hedge lost "
+                       "(variants.csv gives each reason)")
     return {"format": layout.FORMAT, "benchmark": plan.benchmark,
             "hard_benchmark": plan.benchmark + layout.HARD_SUFFIX if (pairs["kind"] == "hard").any() else None,
             "slices": slices, "input": {"file": Path(q.file).name, "sha256": q.sha256, "rows": q.frame.height,
                                         "kind": "multiple choice" if q.frame["mcq"].any() else "question/answer"},
-            "settings": settings, "counts": counts, "stats": stats, "estimate": {k: v for k, v in est.items()},
-            "notices": notices}
+            "settings": settings, "counts": counts, "conditions": conditions,
+            "unplantable": {t: sorted(set(plan.unplantable.filter(pl.col("error_type") == t)["base_item_id"]))
+                            for t in ERROR_TYPES},
+            "stats": stats, "estimate": {k: v for k, v in est.items()}, "notices": notices}
 
 
 def _write(out: Path, manifest, pairs, variants, attempts, report, drops, plan) -> pl.DataFrame:
+    """Write every file of the folder, all or none (:func:`cap_core.outputs.all_or_nothing`): a failure
+    half-way (a disk that fills, a review that cannot be applied) puts the folder back as it was."""
     from cap_core.export import write_csv
+    from cap_core.outputs import all_or_nothing, make_dirs, write_file
     from cap_core.testbed.review import apply_review
 
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        pairs.write_parquet(out / layout.PAIRS)
-        variants.write_parquet(out / layout.VARIANTS)
-        attempts.write_parquet(out / layout.ATTEMPTS)
-        write_csv(attempts, out / "attempts.csv")
-        write_csv(report, out / "variants.csv")
-        write_csv(drops, out / "dropped.csv")
-        write_csv(plan.unplantable, out / "unplantable.csv")
-        hard = pairs.filter(pl.col("kind") == "hard").select("benchmark", pl.col("base_item_id").alias("item_id"))
-        write_csv(hard, out / layout.HARD_LIST)
-        (out / layout.MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+        with all_or_nothing():
+            make_dirs(out)
+            layout.write_parquet(pairs, out / layout.PAIRS)
+            layout.write_parquet(variants, out / layout.VARIANTS)
+            layout.write_parquet(attempts, out / layout.ATTEMPTS)
+            write_csv(attempts, out / "attempts.csv")
+            write_csv(report, out / "variants.csv")
+            write_csv(drops, out / "dropped.csv")
+            write_csv(plan.unplantable, out / "unplantable.csv")
+            hard = pairs.filter(pl.col("kind") == "hard").select("benchmark",
+                                                                 pl.col("base_item_id").alias("item_id"))
+            write_csv(hard, out / layout.HARD_LIST)
+            write_file(out / layout.MANIFEST, json.dumps(manifest, indent=2, default=str))
+            return apply_review(out)
     except OSError as exc:
         raise CAPInputError("cannot write the testbed folder", file=str(out), argument="out_dir",
-                            got=exc.strerror or str(exc), fix="choose a writable --out folder") from None
-    return apply_review(out)
+                            got=exc.strerror or str(exc), fix="choose a writable output folder") from None

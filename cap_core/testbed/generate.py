@@ -38,6 +38,7 @@ import polars as pl
 from cap_core.judging.augment import invariants_kept
 from cap_core.testbed.checks import expansion_problem, flaw_problem, normalise
 from cap_core.testbed.prompts import HARD_SUBTLETY, SUBTLETY_MIN, Reply
+from cap_core.testbed.wording import count
 
 __all__ = ["ATTEMPTS_SCHEMA", "EXPAND_BELOW", "EXPANSION_ATTEMPTS", "FlawResult", "AttemptLog", "expand_answers",
            "flaw_items", "harden_pairs", "needs_expansion"]
@@ -121,7 +122,7 @@ def expand_answers(jobs: list[dict], generator, log: AttemptLog, benchmark: str,
             log.add(benchmark, j["id"], "expand", attempt, rep, status, why or "")
             if why:
                 left.append(j)
-                dropped[j["id"]] = f"expansion failed {attempt} time(s): {why}"
+                dropped[j["id"]] = f"expansion failed {count(attempt, 'time')}: {why}"
             else:
                 correct[j["id"]] = rep.text
                 dropped.pop(j["id"], None)
@@ -152,6 +153,7 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
     module's rule. Returns ``(results, dropped)``: id -> :class:`FlawResult`, id -> reason."""
     max_attempts = 1 + (regenerations if getattr(generator, "regenerates", False) else 0)
     passed: dict[str, list[tuple[int, dict, Reply]]] = {j["id"]: [] for j in jobs}
+    made: dict[str, int] = {j["id"]: 0 for j in jobs}  # attempts logged per item (counted, never searched for)
     reasons: dict[str, str] = {}
     cost: dict[str, float | None] = {j["id"]: None for j in jobs}
     todo = list(jobs)
@@ -161,6 +163,7 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
         replies = generator.flaw(todo, attempt)
         ok, again = [], set()
         for j, rep in zip(todo, replies):
+            made[j["id"]] += 1
             cost[j["id"]] = _add(cost[j["id"]], rep.cost_usd)
             why = rep.reason if rep.status != "ok" else flaw_problem(j["question"], j["correct"], rep.text)
             if why:
@@ -184,18 +187,15 @@ def flaw_items(jobs: list[dict], generator, judge, log: AttemptLog, benchmark: s
     dropped: dict[str, str] = {}
     for j in jobs:
         got = passed[j["id"]]
+        n = made[j["id"]]
         if not got:
-            n = sum(1 for r in log.rows if r["base_item_id"] == j["id"] and r["stage"] == "flaw"
-                    and r["benchmark"] == benchmark)
-            dropped[j["id"]] = f"no flawed answer passed the checks in {n} attempt(s): {reasons.get(j['id'], '')}"
+            dropped[j["id"]] = f"no flawed answer passed the checks in {count(n, 'attempt')}: {reasons.get(j['id'], '')}"
             continue
         judged = judge is not None
         attempt, row, rep = max(got, key=lambda g: (g[1]["subtlety"] if g[1]["subtlety"] is not None else 0,
                                                     -g[0]))
         row["status"] = "kept"
         score = row["subtlety"]
-        n = sum(1 for r in log.rows if r["base_item_id"] == j["id"] and r["stage"] == "flaw"
-                and r["benchmark"] == benchmark)
         results[j["id"]] = FlawResult(rep.text, rep.extra["note"], score, n, attempt,
                                       judged and (score is None or score < SUBTLETY_MIN), rep.model,
                                       rep.template_version, rep.temperature, rep.seed, cost[j["id"]])

@@ -109,7 +109,7 @@ class RulesGenerator:
     def flaw(self, jobs: list[dict], attempt: int) -> list[Reply]:
         out = []
         for j in jobs:
-            got = rules.plant(j["question"], j["correct"], j["error_type"])
+            got = rules.plant(j["question"], j["correct"], j["error_type"], j.get("options"))
             out.append(self._reply(got.text, {"note": got.note}) if isinstance(got, rules.Plant)
                        else self._reply(None, reason=got))
         return out

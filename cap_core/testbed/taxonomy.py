@@ -60,7 +60,10 @@ def assign_types(domains: list[str], feasible: list[set[str]]) -> list[str | Non
     types; input order among equals) and each gets the feasible type with the fewest
     questions so far in its domain, then overall, then in condition order. With every
     type feasible this deals the types round-robin inside each domain: counts per domain
-    and type differ by at most one.
+    and type differ by at most one. Then, within each domain, a question moves to another of
+    its feasible types (or two questions move along a chain a -> b -> c) while that makes the
+    domain's counts more even (their sum of squares falls), so a greedy choice that blocked a
+    rarer type is undone; the first such move in input order is taken each time.
 
     Raises
     ------
@@ -86,7 +89,44 @@ def assign_types(domains: list[str], feasible: list[set[str]]) -> list[str | Non
         out[i] = pick
         per_domain[domains[i], pick] += 1
         total[pick] += 1
+    for d in dict.fromkeys(domains):
+        _even_out([i for i, x in enumerate(domains) if x == d and out[i] is not None], feasible, out)
     return out
+
+
+def _even_out(members: list[int], feasible: list[set[str]], out: list[str | None]) -> None:
+    """Move questions of one domain between their feasible types while the counts get more even."""
+    count = Counter(out[i] for i in members)
+    while True:
+        move = None
+        for i in members:  # one question a -> b, when b has at least two fewer
+            a = out[i]
+            b = min((t for t in feasible[i] if count[t] + 1 < count[a]), key=lambda t: (count[t], ERROR_TYPES.index(t)),
+                    default=None)
+            if b is not None:
+                move = [(i, b)]
+                break
+        if move is None:  # a chain: i a -> b, j b -> c, when c has at least two fewer than a
+            best: dict[str, tuple] = {}  # b -> the emptiest type c some question of type b can move to
+            for j in members:
+                b = out[j]
+                for c in feasible[j] - {b}:
+                    key = (count[c], ERROR_TYPES.index(c), j)
+                    if b not in best or key < best[b][0]:
+                        best[b] = (key, j, c)
+            for i in members:
+                a = out[i]
+                b = next((b for b in sorted(feasible[i] - {a}, key=ERROR_TYPES.index)
+                          if b in best and best[b][0][0] + 1 < count[a]), None)
+                if b is not None:
+                    move = [(i, b), (best[b][1], best[b][2])]
+                    break
+        if move is None:
+            return
+        for k, t in move:
+            count[out[k]] -= 1
+            count[t] += 1
+            out[k] = t
 
 
 def balanced_gold(types: list[str]) -> list[str]:
@@ -110,17 +150,25 @@ def stratified_pick(types: list[str], domains: list[str], n: int) -> list[int]:
     the domain picked least so far (domains in order of first appearance, then input order).
     The first ``n`` dealt are returned in input order; ``n`` above the number of items takes all.
     """
+    from collections import deque
+
     rank = {d: k for k, d in enumerate(dict.fromkeys(domains))}
-    queues = {t: [i for i, x in enumerate(types) if x == t] for t in ERROR_TYPES}
+    # per type, per domain: the items left in input order (a pick looks at the domains, not every item)
+    queues: dict[str, dict[str, deque]] = {t: {} for t in ERROR_TYPES}
+    for i, (t, d) in enumerate(zip(types, domains)):
+        if t in queues:
+            queues[t].setdefault(d, deque()).append(i)
     picked: Counter = Counter()
     dealt: list[int] = []
-    while len(dealt) < n and any(queues.values()):
+    while len(dealt) < n and any(queues[t] for t in ERROR_TYPES):
         for t in ERROR_TYPES:
             q = queues[t]
             if not q or len(dealt) >= n:
                 continue
-            best = min(q, key=lambda i: (picked[domains[i]], rank[domains[i]], i))
-            q.remove(best)
+            d = min(q, key=lambda d: (picked[d], rank[d]))
+            best = q[d].popleft()
+            if not q[d]:
+                del q[d]
             dealt.append(best)
-            picked[domains[best]] += 1
+            picked[d] += 1
     return sorted(dealt)

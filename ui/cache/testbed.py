@@ -11,6 +11,7 @@ Session keys:
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,24 +35,70 @@ def default_out(name: str) -> str:
 
 
 def read_path(path: str) -> tuple[str, bytes]:
-    """``(path, bytes)`` of a questions file on disk. Raises CAPInputError when it is not a file."""
+    """``(path, bytes)`` of a questions file on disk. Raises CAPInputError when it is missing, a folder, a pipe
+    or device (:func:`cap_core.io.require_file`), or unreadable."""
+    from cap_core.io import require_file
+
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise CAPInputError("questions file not found", file=str(p), expected="a CSV, TSV, JSONL, JSON or Parquet "
-                            "file", fix="type the path of the table with question and answer columns")
-    return str(p), p.read_bytes()
+    require_file(p, "questions")
+    try:
+        return str(p), p.read_bytes()
+    except OSError as exc:
+        raise CAPInputError("cannot read the questions file", file=str(p), got=exc.strerror or type(exc).__name__,
+                            fix="check the file's permissions") from None
 
 
-def spec(generator: str, generator2: str, judge: str, api_base: str, hard: int, regenerations: int,
-         pad_factor: float, budget_usd: float):
-    """The :class:`cap_core.testbed.build.BuildSpec` of the widgets, validated (CAPInputError)."""
+#: The page's field for each argument of the build (and each command-line flag a message may name): its
+#: errors name what the user sees. Build page fields first, then the review's edit fields.
+FIELDS = {"out_dir": "Testbed folder to write", "--out": "Testbed folder to write",
+          "generators": "Generator", "--generator": "Generator",
+          "subtlety_judge": "Subtlety judge", "--subtlety-judge": "Subtlety judge",
+          "api_base": "API base", "--api-base": "API base",
+          "hard": "Pairs to harden", "--hard": "Pairs to harden",
+          "regenerations": "Regenerations below subtlety 4", "--regenerations": "Regenerations below subtlety 4",
+          "pad_factor": "Padding of the flawed answer", "--pad-factor": "Padding of the flawed answer",
+          "budget_usd": "Budget: dollars", "--budget-usd": "Budget: dollars",
+          "--skip-unplantable": "Leave out questions no type fits",
+          "correct": "Correct answer", "flawed": "Flawed answer",
+          "error_note": "Planted error", "failure_type": "Planted error type"}
+
+
+def on_page(err: CAPInputError) -> CAPInputError:
+    """``err`` naming the page's fields (:data:`FIELDS`) instead of the function's arguments or the
+    command line's flags, in its argument and in its text."""
+    def say(text: object) -> object:
+        if not isinstance(text, str):
+            return text
+        for flag in sorted((f for f in FIELDS if f.startswith("--")), key=len, reverse=True):
+            text = re.sub(re.escape(flag) + r"(?![\w-])", f"'{FIELDS[flag]}'", text)
+        return text
+
+    return err.replace(argument=FIELDS.get(err.argument or "", err.argument), problem=say(err.problem),
+                       fix=say(err.fix))
+
+
+def spec(generator: str, generator2: str, judge: str, api_base: str, hard: str | int | None, regenerations: int,
+         pad_factor: float, budget_usd: float, skip_unplantable: bool = False):
+    """The :class:`cap_core.testbed.build.BuildSpec` of the widgets, validated (CAPInputError naming the
+    page's fields). ``hard``: the field's text; empty or None: the build's default share of the questions
+    (as on the command line)."""
     from cap_core.testbed.build import BuildSpec
 
+    text = "" if hard is None else str(hard).strip()
+    if text and not (text.isascii() and text.isdigit()):
+        raise CAPInputError("the number of pairs to harden is not a whole number", argument=FIELDS["hard"],
+                            expected="a whole number >= 0, or empty (a quarter of the questions)", got=text,
+                            fix="e.g. 8, or 0 for no Hard-Constructed subset")
+    hard = int(text) if text else None
     gens = tuple(g.strip() for g in (generator, generator2) if g and g.strip()) or ("rules",)
     s = BuildSpec(generators=gens, subtlety_judge=judge.strip() or None, api_base=api_base.strip() or None,
-                  hard=int(hard), regenerations=int(regenerations), pad_factor=float(pad_factor),
-                  budget_usd=float(budget_usd) if budget_usd else None)
-    s.validate()
+                  hard=hard, regenerations=int(regenerations),
+                  pad_factor=float(pad_factor), budget_usd=float(budget_usd) if budget_usd else None,
+                  skip_unplantable=bool(skip_unplantable))
+    try:
+        s.validate()
+    except CAPInputError as err:
+        raise on_page(err) from None
     return s
 
 
@@ -64,14 +111,16 @@ class Plan:
     counts: pl.DataFrame
     unplantable: pl.DataFrame
     estimate: str
+    n_hard: int
 
 
 @st.cache_data(max_entries=8, show_spinner="Planning the testbed…")
-def _plan(name: str, data: bytes, generators: tuple[str, ...], hard: int) -> tuple:
+def _plan(name: str, data: bytes, generators: tuple[str, ...], hard: int | None, skip: bool) -> tuple:
     from cap_core.testbed.build import BuildSpec, plan_build
     from cap_core.testbed.questions import read_questions
 
-    p = plan_build(read_questions(Path(name).name, data), BuildSpec(generators=generators, hard=hard))
+    p = plan_build(read_questions(Path(name).name, data), BuildSpec(generators=generators, hard=hard,
+                                                                    skip_unplantable=skip))
     counts = (pl.DataFrame({"domain": p.questions.frame["domain"], "failure_type": p.types})
               .group_by("domain", "failure_type").len().rename({"len": "n"}))
     return p.questions.frame.height, p.benchmark, counts, p.unplantable, p.jobs(), p.n_hard
@@ -83,9 +132,13 @@ def plan(name: str, data: bytes, spec_) -> Plan:
     CAPInputError (bad questions, a question no type fits)."""
     from cap_core.testbed.cost import estimate_build, estimate_line
 
-    n, bench, counts, unplantable, jobs, n_hard = _plan(name, data, spec_.generators, spec_.hard)
+    try:
+        n, bench, counts, unplantable, jobs, n_hard = _plan(name, data, spec_.generators, spec_.hard,
+                                                            spec_.skip_unplantable)
+    except CAPInputError as err:
+        raise on_page(err) from None
     est = estimate_build(jobs, spec_, n_hard, config.cache_dir())
-    return Plan(n, bench, counts, unplantable, estimate_line(est))
+    return Plan(n, bench, counts, unplantable, estimate_line(est), n_hard)
 
 
 def build(name: str, data: bytes, from_disk: bool, spec_, out_dir: str, on_progress: Callable[[dict], None]):
@@ -97,6 +150,8 @@ def build(name: str, data: bytes, from_disk: bool, spec_, out_dir: str, on_progr
     try:
         res = build_testbed(name, spec_, out_dir=out_dir, cache_dir=config.cache_dir(),
                             data=None if from_disk else data, on_progress=on_progress, cancel=cancel)
+    except CAPInputError as err:
+        raise on_page(err) from None
     finally:
         cancel.set()
     st.session_state[LAST_KEY] = str(res.out_dir)
@@ -166,7 +221,7 @@ def _review(path: str, stamp: tuple) -> ReviewView:
         rec = latest.get((p["benchmark"], p["base_item_id"]))
         if rec is not None and rec["action"] == "edit":
             p = dict(p, correct=rec["correct"], flawed=rec["flawed"], error_note=rec.get("error_note") or
-                     p["error_note"])
+                     p["error_note"], failure_type=rec.get("failure_type") or p["failure_type"])
         rows.append(p)
     pairs = pl.DataFrame(rows, schema=tb.pairs.schema).with_columns(state["state"])
     return ReviewView(pairs, tb.attempts, notes)
@@ -185,9 +240,10 @@ def decide(path: str, benchmark: str, base: str, action: str) -> None:
     ss = st.session_state
     kw = {}
     if action == "edit":
-        kw = {"correct": ss.get("lab_tb_correct"), "flawed": ss.get("lab_tb_flawed")}
+        kw = {"correct": ss.get("lab_tb_correct"), "flawed": ss.get("lab_tb_flawed"),
+              "error_note": ss.get("lab_tb_note"), "failure_type": ss.get("lab_tb_type")}
     try:
         record(Path(path).expanduser(), benchmark=benchmark, base_item_id=base, action=action, **kw)
         ss.pop(ERROR_KEY, None)
     except CAPInputError as err:
-        ss[ERROR_KEY] = str(err)
+        ss[ERROR_KEY] = str(on_page(err))

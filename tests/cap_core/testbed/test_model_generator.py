@@ -100,7 +100,7 @@ def test_gate_regenerations_checks_and_low_quality_exactly(gate_server, tmp_path
     assert reasons[1].startswith("off the question") and reasons[2] == "contains the correct answer verbatim"
     dropped = pl.read_csv(out / "dropped.csv")
     assert dropped.select("base_item_id", "stage").rows() == [("q4", "flaw")]
-    assert dropped["reason"][0] == ("no flawed answer passed the checks in 4 attempt(s): unchanged: the flawed "
+    assert dropped["reason"][0] == ("no flawed answer passed the checks in 4 attempts: unchanged: the flawed "
                                     "answer is the correct answer")
     # every attempt's cost is kept: 1000 + 100 tokens per call, subtlety added to the scored attempts
     assert att.filter(pl.col("subtlety").is_not_null())["tokens"].to_list() == [2200] * 8

@@ -57,24 +57,36 @@ def test_changes_and_rank_correlation_by_hand():
 
 
 def test_two_generators_build_paired_slices_and_the_table(tmp_path, capsys):
-    srv = ScriptedServer()
+    """Finding 10: the second generator cannot flaw f01 (it returns the correct answer, four times); the slices
+    still share every other question's gold, and the table compares the plain pairs of the 31 questions on both."""
+    f01 = pl.read_csv(QUESTIONS).filter(pl.col("id") == "f01").row(0, named=True)
+    srv = ScriptedServer(flaws={f01["question"]: [f01["answer"]] * 4})
     try:
         tb, run, cache = tmp_path / "tb", tmp_path / "run", tmp_path / "cache"
         assert main(["testbed", "build", str(QUESTIONS), "--generator", "rules", "--generator", "openai/gen2",
                      "--api-base", srv.url, "--hard", "0", "--cache", str(cache), "--out", str(tb)]) == 0
-        assert len(srv.stages("flaw")) == 32 and srv.count() == 32  # no expansion, no scoring, rules variants
+        # 31 questions flawed once, f01 four times (the check rejects an unchanged answer); no expansion, no
+        # scoring, rules variants
+        assert len(srv.stages("flaw")) == 31 + 4 and srv.count() == 35
         pairs = pl.read_parquet(tb / "pairs.parquet")
         one = pairs.filter(pl.col("benchmark") == "questions").sort("base_item_id")
         two = pairs.filter(pl.col("benchmark") == "questions-replication").sort("base_item_id")
+        assert one.height == 32 and two.height == 31 and "f01" not in set(two["base_item_id"])
+        both = one.filter(pl.col("base_item_id") != "f01")
         for col in ("base_item_id", "question", "correct", "failure_type", "gold", "domain"):
-            assert one[col].equals(two[col]), col
-        assert (one["flawed"] != two["flawed"]).all() and set(two["generator"]) == {"openai/gen2"}
+            assert both[col].equals(two[col]), col
+        assert (both["flawed"] != two["flawed"]).all() and set(two["generator"]) == {"openai/gen2"}
         items = pl.read_parquet(tb / "run_items.parquet")
         assert set(items.filter(pl.col("benchmark") == "questions-replication")["variant"]) == {"plain"}
         assert main(["judge", "--items", str(tb), "--model", "local/first", "--model", "local/longer",
                      "--cache", str(cache), "--out", str(run)]) == 0
+        capsys.readouterr()
         out = tmp_path / "table16.csv"
         assert main(["testbed", "replication", "--data", str(run), "--testbed", str(tb), "--table-out", str(out)]) == 0
+        said = capsys.readouterr()
+        assert "2 judges, 31 questions on both slices" in said.out
+        assert "1 question of questions is not on questions-replication and are left out of both: f01" in said.err
+        assert "64 presentation variants left out" in said.err
         table = pl.read_csv(out)
         assert table.columns == ["judge", "C1", "C2", "C3", "C4", "C7"]
         assert table["judge"].to_list() == ["local/first", "local/longer", RHO_ROW]
@@ -85,20 +97,51 @@ def test_two_generators_build_paired_slices_and_the_table(tmp_path, capsys):
                      for r in frame.iter_rows(named=True)]
             return 100.0 * sum(right) / len(right)
 
-        s1 = items.filter(pl.col("benchmark") == "questions")
-        s2 = items.filter(pl.col("benchmark") == "questions-replication")
+        shared = (pl.col("variant") == "plain") & (pl.col("base_item_id") != "f01")
+        s1 = items.filter((pl.col("benchmark") == "questions") & shared)
+        s2 = items.filter((pl.col("benchmark") == "questions-replication") & shared)
         first = table.row(0, named=True)
         assert [first[c] for c in ("C1", "C2", "C3", "C4", "C7")] == [0.0] * 5  # always 50 / always 0
         longer = table.row(1, named=True)
         for cond, ftype in (("C1", "factual_fabrication"), ("C2", "logical_reversal"), ("C3", "overclaim"),
                             ("C4", "omission")):
-            plain1 = s1.filter((pl.col("variant") == "plain") & (pl.col("failure_type") == ftype))
+            plain1 = s1.filter(pl.col("failure_type") == ftype)
             plain2 = s2.filter(pl.col("failure_type") == ftype)
             assert longer[cond] == pytest.approx(longer_share(plain2) - longer_share(plain1)), cond
         # the second generator inserted a word for fabrication/overclaim and removed one otherwise
         assert longer["C2"] == 100.0 and longer["C1"] == 0.0
+        # C7 on the same 31 plain pairs of each slice (local/longer is order-blind: both orders right or both wrong)
         assert longer["C7"] == pytest.approx(longer_share(s2) - longer_share(s1))
         rho = table.row(2, named=True)
         assert all(rho[c] is None or (isinstance(rho[c], float) and math.isnan(rho[c])) for c in ("C1", "C7"))
     finally:
         srv.close()
+
+
+def test_slices_are_compared_on_the_same_plain_pairs():
+    """Finding 10, by hand: i3 is on the first slice only and i0 has a polished variant there; both are left out.
+    First slice (plain i0-i2): J1 right in both orders -> C1 pa 100, C7 strict 100. Second slice: i0 right in
+    both, i1 in AB only, i2 in neither -> C1 pa (100 + 50 + 0) / 3 = 50, C7 strict 1/3. Counting i3 (wrong) and
+    the variant (wrong) would give C1 75 and C7 60 on the first slice."""
+    gold = {"i0": "A", "i1": "B", "i2": "A", "i3": "B"}
+    rows = [{"benchmark": "tb", "item_id": i, "base_item_id": i, "variant": "plain", "gold": g}
+            for i, g in gold.items()]
+    rows.append({"benchmark": "tb", "item_id": "i0::polished", "base_item_id": "i0", "variant": "polished",
+                 "gold": "A"})
+    rows += [{"benchmark": "tb-replication", "item_id": i, "base_item_id": i, "variant": "plain", "gold": gold[i]}
+             for i in ("i0", "i1", "i2")]
+    items = pl.DataFrame(rows).with_columns(pl.lit("factual_fabrication").alias("failure_type"))
+    other = {"A": "B", "B": "A"}
+    right = {("tb", "i0"): "AB BA", ("tb", "i1"): "AB BA", ("tb", "i2"): "AB BA", ("tb", "i3"): "",
+             ("tb", "i0::polished"): "", ("tb-replication", "i0"): "AB BA", ("tb-replication", "i1"): "AB",
+             ("tb-replication", "i2"): ""}
+    g = {(r["benchmark"], r["item_id"]): r["gold"] for r in rows}
+    judg = pl.DataFrame([{"judge": "J1", "benchmark": b, "item_id": i, "order": o,
+                          "verdict": g[b, i] if o in ok.split() else other[g[b, i]]}
+                         for (b, i), ok in right.items() for o in ("AB", "BA")])
+    rep = replication(Dataset.build(items, judg), "tb", "tb-replication", n_resamples=100)
+    ch = {r["condition"]: (r["first"], r["second"], r["change"]) for r in rep.changes.iter_rows(named=True)}
+    assert ch["C1"] == (100.0, 50.0, -50.0)
+    assert ch["C7"][0] == 100.0 and ch["C7"][1] == pytest.approx(100 / 3)
+    assert "C5" not in ch and rep.base_items == 3
+    assert rep.notices[0] == "1 question of tb is not on tb-replication and are left out of both: i3"

@@ -80,6 +80,9 @@ def test_the_folder_holds_a_balanced_testbed(built):
     assert manifest["slices"] == [{"benchmark": BENCH, "generator": "rules"}]
     assert manifest["stats"]["requests"] == 0 and manifest["settings"]["api_base_set"] is False
     assert pl.read_csv(tb / "variants.csv")["kept"].all()
+    for row in items.filter(pl.col("variant") != "plain").iter_rows(named=True):  # no variant is its plain item
+        base = plain.filter(pl.col("item_id") == row["base_item_id"]).row(0, named=True)
+        assert (row["response_a"], row["response_b"]) != (base["response_a"], base["response_b"])
 
 
 def test_every_condition_is_measured_directly(built):
@@ -142,6 +145,12 @@ def test_show_counts_and_the_hard_constructed_subset(built, capsys, tmp_path):
                  str(tb / "hard_constructed.csv"), "--bootstrap", "100", "--out", str(prof)]) == 0
     said = capsys.readouterr().out
     assert f"hard-constructed ({hard.height} of {hard.height} items)" in said
+    # finding 12: the list names the -hard benchmark's items; the originals of the same ids are not hard
+    assert main(["hard", "--data", str(run), "--benchmark", BENCH, "--construction", str(tb / "hard_constructed.csv"),
+                 "--bootstrap", "100", "--out", str(tmp_path / "wrong.csv")]) == 2
+    err = capsys.readouterr().err
+    assert f"the construction names items of {BENCH}-hard, not of {BENCH}" in err and "--benchmark" in err
+    assert not (tmp_path / "wrong.csv").exists()
     hp = pl.read_csv(prof).filter((pl.col("judge") == "local/first") & (pl.col("condition") == "C7")
                                   & pl.col("primary"))
     assert set(hp["subset"]) == {"hard_constructed"} and hp["value"].to_list() == [0.0]
@@ -167,3 +176,16 @@ def test_evaluate_reads_the_testbed_folder_as_a_benchmark(built, tmp_path):
     assert judg.height == 2 * chosen.height and set(judg["judge"]) == {"local/first"}
     decl = pl.read_parquet(out / "declarations.parquet")
     assert decl.filter(pl.col("status") == "augmented").height == 0  # the variants are part of the construction
+
+
+def test_evaluate_refuses_to_augment_a_testbed_before_any_call(built, tmp_path, capsys):
+    """Finding 15: the folder's items already have their variants; augmenting made every variant twice (560
+    calls, then duplicate ids and a half-written run)."""
+    tb, _, _ = built
+    out = tmp_path / "ev"
+    assert main(["evaluate", "--benchmark", "testbed", "--source", str(tb), "--model", "local/first", "--augment",
+                 "--cache", str(tmp_path / "cache"), "--out", str(out)]) == 2
+    cap = capsys.readouterr()
+    assert "the items already have presentation variants [argument `--augment`]" in cap.err
+    assert "length_padded, polished" in cap.err and not cap.err.startswith("estimate")
+    assert not out.exists() and not (tmp_path / "cache").exists()  # nothing sent, nothing written
