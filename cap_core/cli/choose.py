@@ -39,8 +39,9 @@ EXIT_CODES = """exit codes:
   1  a gate failed: a named judge's weighted score (--fail-below JUDGE=N) or condition value
      (--fail-below JUDGE:C7=N) is below N, or a judge is significantly below its locked
      baseline (--baseline; paired on the shared items, else unpaired); one line on stderr
-  2  bad input (unknown condition, judge, preset or benchmark, bad weights, unreadable file):
-     one line on stderr naming the option or file and the fix"""
+  2  bad input (unknown condition, judge, preset or benchmark, bad weights, unreadable file, weights
+     or minimums under which no judge has a score): one line on stderr naming the option or file and
+     the fix (for weights: the conditions the benchmark measures and a preset that fits), nothing written"""
 
 
 def register(sub) -> None:
@@ -65,7 +66,8 @@ def register(sub) -> None:
     r = sub.add_parser("report", help="self-contained HTML report of the judge choice (opens offline)",
                        description="Write the choice of one benchmark (leaderboard, sentence, radar, weights, "
                        "coverage notes, provenance) as one HTML file with plotly embedded.",
-                       epilog="exit codes:\n  0  the report was written\n  2  bad input (one line on stderr)",
+                       epilog="exit codes:\n  0  the report was written\n  2  bad input, or no judge has a score under the "
+                       "weights (one line on stderr)",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(r, PRESETS)
     r.add_argument("--out", type=output_file, required=True, help="HTML file to write")
@@ -186,10 +188,18 @@ def _choose(args: argparse.Namespace) -> str:
             raise CAPInputError("a gated judge is not a judge of the benchmark", argument="--fail-below", got=judge,
                                 expected="one of " + ", ".join(sorted(judged)), fix="name a judge of the benchmark")
     fp = ds.fingerprint()
+    results = {bench: run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
+                                 failures=args.failures, n_resamples=args.bootstrap, seed=args.seed, level=args.level)
+               for bench in benches}
+    if not any(got.choice.leaderboard["score"].is_not_null().any() for got in results.values()):
+        # an empty leaderboard would pass every gate: refused before anything is written or said
+        from cap_core.choice.fit import unscored_error
+
+        raise unscored_error(", ".join(benches), pl.concat([got.inputs.rows for got in results.values()]),
+                             weights, preset=None if args.weights is not None else (args.preset or "balanced"),
+                             argument="--weights" if args.weights is not None else "--preset")
     boards, profiles, choices = [], [], {}
-    for bench in benches:
-        got = run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
-                         failures=args.failures, n_resamples=args.bootstrap, seed=args.seed, level=args.level)
+    for bench, got in results.items():
         ch, rows = got.choice, got.inputs.rows
         choices[bench] = (ch, rows)
         for notice in got.inputs.notices:

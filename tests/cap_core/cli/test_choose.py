@@ -157,3 +157,24 @@ def test_a_bad_later_output_path_writes_nothing(data, tmp_path, capsys, option):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1].startswith("error:") and option in err[-1]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("verb, out", [("choose", "s.csv"), ("report", "r.html")])
+def test_weights_no_judge_can_be_scored_on_exit_2_before_writing(data, tmp_path, capsys, verb, out):
+    """JudgeBench measures C1, C2 and C7 (CAP Table 2); legal and policy weighs C4 alone (CAP §5), so
+    no judge has a score: an empty leaderboard would pass every gate."""
+    code = run([verb, "--data", str(data[0]), "--benchmark", JB, "--preset", "legal and policy",
+                "--out", str(tmp_path / out), "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and not (tmp_path / out).exists()
+    assert "weighs C4, which is not measured on judgebench (it measures C1, C2, C7)" in err[0]
+    # the preset the dashboard offers: balanced is the only one with a C4 weight (cosine 1/sqrt(8))
+    assert "--preset 'balanced'" in err[0] and "argument `--preset`" in err[0]
+
+
+def test_minimums_that_remove_every_scored_judge_exit_2(data, tmp_path, capsys):
+    code = run(["choose", "--data", str(data[0]), "--benchmark", JB, "--weights", "C1=1", "--min", "C1=99",
+                "--out", str(tmp_path / "s.csv"), "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not (tmp_path / "s.csv").exists()
+    assert "filtered out by the condition minimums" in err[-1] and "--min" in err[-1]
