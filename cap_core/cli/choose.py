@@ -35,7 +35,8 @@ from cap_core.errors import CAPInputError
 __all__ = ["register", "EXIT_CODES"]
 
 EXIT_CODES = """exit codes:
-  0  the leaderboard was written and every gate passed
+  0  the leaderboard was written and every gate passed (a gate that ran prints "gate passed: ..."
+     on stderr, naming the judge, its score and the threshold or baseline)
   1  a gate failed: a named judge's weighted score (--fail-below JUDGE=N) or condition value
      (--fail-below JUDGE:C7=N) is below N, or a judge is significantly below its locked
      baseline (--baseline; paired on the shared items, else unpaired); one line on stderr
@@ -231,7 +232,7 @@ def _choose(args: argparse.Namespace) -> str:
             doc = lock_baseline(ds, bench, ch.leaderboard, ch.weights, filters=format_filters(filters),
                                 level=args.level, resamples=args.bootstrap, seed=args.seed, fingerprint=fp)
             write_file(args.lock, json.dumps(doc))
-    failures = _check_gates(gates, board, choices)
+    failures, passed = _check_gates(gates, board, choices)
     if baseline is not None:
         bench = baseline["benchmark"]
         if bench not in choices:
@@ -255,16 +256,23 @@ def _choose(args: argparse.Namespace) -> str:
                                       failures=args.failures)
             if res.below:
                 failures.append("significantly below the baseline: " + res.message)
+            else:
+                passed.append(f"not significantly below the baseline {args.baseline}: " + res.message)
     if failures:
         print(f"gate failed: {failures[0]}" + (f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""),
               file=sys.stderr)
         sys.stdout.write(f"wrote {board.height} leaderboard rows to {args.out}\n")
         raise SystemExit(1)
+    if passed:  # a gate that ran says so: a silent pass cannot be told from a gate that was never set
+        from cap_core.errors import capped
+
+        print(f"gate passed: {capped(passed, 4, sep='; ')}", file=sys.stderr)
     return f"wrote {board.height} leaderboard rows to {args.out}"
 
 
-def _check_gates(gates, board: pl.DataFrame, choices) -> list[str]:
-    out = []
+def _check_gates(gates, board: pl.DataFrame, choices) -> tuple[list[str], list[str]]:
+    """(failed, passed): one sentence per threshold gate and leaderboard row of its judge."""
+    out, ok = [], []
     for judge, cond, thr in gates:
         mine = board.filter(pl.col("judge") == judge)
         for r in mine.iter_rows(named=True):
@@ -274,6 +282,8 @@ def _check_gates(gates, board: pl.DataFrame, choices) -> list[str]:
                     out.append(f"{judge} has no weighted score on {where} (threshold {thr:g})")
                 elif r["score"] < thr:
                     out.append(f"{judge} weighted score {r['score']:.1f} < {thr:g} on {where}")
+                else:
+                    ok.append(f"{judge} weighted score {r['score']:.1f} >= {thr:g} on {where}")
                 continue
             _, rows = choices[r["benchmark"]]
             cell = rows.filter((pl.col("judge") == judge) & (pl.col("condition") == cond) & pl.col("primary")
@@ -283,4 +293,6 @@ def _check_gates(gates, board: pl.DataFrame, choices) -> list[str]:
                 out.append(f"{judge} {cond} is not measured on {where} (threshold {thr:g})")
             elif v < thr:
                 out.append(f"{judge} {cond} {cell['metric'][0]} {v:.1f} < {thr:g} on {where}")
-    return out
+            else:
+                ok.append(f"{judge} {cond} {cell['metric'][0]} {v:.1f} >= {thr:g} on {where}")
+    return out, ok

@@ -178,3 +178,22 @@ def test_minimums_that_remove_every_scored_judge_exit_2(data, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and not (tmp_path / "s.csv").exists()
     assert "filtered out by the condition minimums" in err[-1] and "--min" in err[-1]
+
+
+def test_a_passing_gate_says_so_naming_threshold_and_baseline(data, tmp_path, capsys):
+    common = ["--data", str(data[0]), "--weights", "C1=1,C7=2", "--bootstrap", "200", "--benchmark", JB]
+    assert run(["choose", *common, "--out", str(tmp_path / "a.csv"), "--fail-below", f"{JUDGE}=50",
+                "--fail-below", f"{JUDGE}:C7=40"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    # its weighted score is 61.5 and its C7 strict 58.0 (the failing gates above print the same numbers)
+    assert err[-1] == (f"gate passed: {JUDGE} weighted score 61.5 >= 50 on {JB}; {JUDGE} C7 strict 58.0 >= 40 "
+                       f"on {JB}")
+    lock = tmp_path / "b.json"
+    assert run(["choose", *common, "--out", str(tmp_path / "b.csv"), "--lock", str(lock)]) == 0
+    assert not any(ln.startswith("gate") for ln in capsys.readouterr().err.splitlines())  # no gate, no gate line
+    assert run(["choose", *common, "--out", str(tmp_path / "c.csv"), "--baseline", str(lock),
+                "--gate-judge", JUDGE]) == 0
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    # the same data against its own lock: the same verdicts on all 350 items, a difference of exactly 0
+    assert line.startswith(f"gate passed: not significantly below the baseline {lock}: {JUDGE}: weighted score 61.5 "
+                           "vs baseline 61.5 on the 350 shared items (paired difference +0.0")
