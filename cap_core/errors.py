@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CAPInputError", "capped", "LIST_LIMIT"]
+__all__ = ["CAPInputError", "capped", "counted", "LIST_LIMIT"]
 
 #: How many values a message lists before it says how many more there are (:func:`capped`).
 LIST_LIMIT = 8
@@ -146,3 +146,12 @@ def capped(values, limit: int = LIST_LIMIT, *, sep: str = ", ") -> str:
     if len(items) <= limit:
         return sep.join(items)
     return sep.join(items[:limit]) + f" … and {len(items) - limit} more"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` agreeing in number: ``counted(1, "item")`` is ``"1 item"``, ``counted(0, "item")``
+    ``"0 items"`` (``plural`` for a noun whose plural is not noun + s).
+
+    The one rule for a count in a notice or an error message ("1 items with split votes" read wrong).
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

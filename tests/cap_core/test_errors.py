@@ -406,3 +406,10 @@ def test_a_quoted_error_does_not_nest_its_argument_tag():
     # a tag with a file beside the argument goes as a whole; without an argument of its own the text is kept
     assert str(CAPInputError("x (bad [file f.csv, argument `a`]: got 1)", argument="b")) == "x (bad: got 1) [argument `b`]"
     assert str(CAPInputError("x [argument `a`]")) == "x [argument `a`]"
+
+
+def test_counted_agrees_in_number():
+    from cap_core.errors import counted
+
+    assert [counted(n, "item") for n in (0, 1, 2)] == ["0 items", "1 item", "2 items"]
+    assert counted(1, "reference judge") == "1 reference judge" and counted(3, "query", "queries") == "3 queries"
