@@ -8,12 +8,16 @@ a traceback.
 
 from __future__ import annotations
 
-__all__ = ["CAPInputError", "capped", "LIST_LIMIT"]
+import re
+
+__all__ = ["CAPInputError", "capped", "counted", "LIST_LIMIT"]
 
 #: How many values a message lists before it says how many more there are (:func:`capped`).
 LIST_LIMIT = 8
 
 _FIELDS = ("file", "row", "column", "argument", "expected", "got", "fix")
+#: A location tag naming an argument inside quoted text (another error's message, e.g. a failed call's reason).
+_ARGUMENT_TAG = re.compile(r"\s*\[[^\[\]]*argument `[^`]*`\]")
 
 
 class CAPInputError(ValueError):
@@ -46,7 +50,9 @@ class CAPInputError(ValueError):
     -----
     ``str(err)`` renders all parts on one line in a fixed order:
     ``<problem> [file F, row R, column C | argument `A`]: expected E, got G. Fix: ...``
-    (line breaks inside a part become spaces, and ``got`` is cut at 120 characters).
+    (line breaks inside a part become spaces, and ``got`` is cut at 120 characters). When
+    ``argument`` is given, an argument tag quoted inside ``problem`` (another error's message)
+    is dropped, so that a message never names its argument twice.
     The parts are also kept as attributes for the UI.
     """
 
@@ -83,6 +89,8 @@ class CAPInputError(ValueError):
         if self.argument is not None:
             where.append(f"argument `{self.argument}`")
         text = self.problem
+        if self.argument is not None:  # one argument tag per message: a quoted error's own tag is dropped
+            text = _ARGUMENT_TAG.sub("", text)
         if where:
             text += " [" + ", ".join(where) + "]"
         tail = []
@@ -138,3 +146,12 @@ def capped(values, limit: int = LIST_LIMIT, *, sep: str = ", ") -> str:
     if len(items) <= limit:
         return sep.join(items)
     return sep.join(items[:limit]) + f" … and {len(items) - limit} more"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and ``noun`` agreeing in number: ``counted(1, "item")`` is ``"1 item"``, ``counted(0, "item")``
+    ``"0 items"`` (``plural`` for a noun whose plural is not noun + s).
+
+    The one rule for a count in a notice or an error message ("1 items with split votes" read wrong).
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

@@ -18,7 +18,7 @@ import polars as pl
 from cap_core.errors import CAPInputError
 
 __all__ = ["read_table", "require_file", "decode_text", "parse_json", "read_unpacked", "copy_unpacked",
-           "SUPPORTED_EXTENSIONS", "MAX_JSON_DEPTH", "MAX_UNPACKED_BYTES"]
+           "SUPPORTED_EXTENSIONS", "JOINED", "MAX_JSON_DEPTH", "MAX_UNPACKED_BYTES"]
 
 #: Extension -> format handled by :func:`read_table`.
 SUPPORTED_EXTENSIONS: dict[str, str] = {
@@ -36,6 +36,8 @@ _FALLBACK_ENCODINGS = ("cp1252", "latin-1")
 #: table's cells are scalars or short lists; polars needs tens of seconds to type a
 #: field nested a few hundred deep, and Python's json stops near a thousand.
 MAX_JSON_DEPTH = 16
+#: The ``kind`` of one file holding judgment rows with their item columns (``import table FILE``).
+JOINED = "joined judgments"
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 #: Most bytes one decompressed file may unpack to: a ``.json.gz``, a member of an inspect ``.eval`` log
 #: (a ZIP archive), a member of an uploaded ``.zip`` (and so an archive inside it). The largest real file
@@ -492,10 +494,6 @@ def _parse_json(text: str, name: str, kind: str) -> pl.DataFrame:
     return _records_frame(obj, name, kind, text, base=base)
 
 
-#: The header a message shows as an example, per table kind (the default for the others).
-_EXAMPLE_HEADER = {"table": ("benchmark", "item_id", "gold"), "questions": ("question", "answer")}
-
-
 def _check_header(text: str, sep: str, name: str, kind: str) -> None:
     """Reject a header split by another delimiter than ``sep``, and a column name given twice."""
     fmt = "TSV" if sep == "\t" else "CSV"
@@ -504,6 +502,11 @@ def _check_header(text: str, sep: str, name: str, kind: str) -> None:
     except csv.Error:  # left to the parser, which names the problem
         return
     if len(header) == 1:
+        from cap_core.schema import ITEMS_REQUIRED, JUDGMENTS_REQUIRED
+
+        # the columns each kind of table of the data model needs (the others: just the delimiter)
+        needs = {"items": ITEMS_REQUIRED, "judgments": JUDGMENTS_REQUIRED,
+                 JOINED: JUDGMENTS_REQUIRED + ("gold",), "questions": ("question", "answer")}.get(kind)
         counts = {d: header[0].count(d) for d in _DELIMITERS if d != sep}
         other = max(counts, key=counts.get)
         if counts[other]:
@@ -515,8 +518,8 @@ def _check_header(text: str, sep: str, name: str, kind: str) -> None:
                 f"{fmt} file does",
                 file=name,
                 row=0,
-                expected="a header such as " + sep.join(_EXAMPLE_HEADER.get(kind, _EXAMPLE_HEADER["table"]))
-                .replace("\t", "<tab>"),
+                expected=(f"a header such as {sep.join(needs)}" if needs else
+                          f"fields separated by {sep!r} ({_DELIMITERS[sep]})").replace("\t", "<tab>"),
                 got=header[0][:60],
                 fix=fix,
             )

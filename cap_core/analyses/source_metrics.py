@@ -75,7 +75,7 @@ import polars as pl
 
 from cap_core.analyses.source_rules import alpacaeval, arena_hard, autoj, fastchat
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.verdicts import choose_verdicts, verdict_rows
 
 __all__ = ["source_metrics", "source_of", "SOURCE_METRICS_SCHEMA", "SOURCE_RULES", "CAP_COUNTERPART",
@@ -289,17 +289,18 @@ def _reason(r: dict) -> str:
     if m in ("llmbar_correct_average", "llmbar_correct_both"):
         return (f"LLMBar scores its recorded winner and resolves equal or unreadable ratings by position (output 2, "
                 f"then output 1: one game correct); CAP counts equal ratings as a tie, never correct "
-                f"({k_diff} items where the {used} verdict differs from CAP's)")
+                f"({counted(k_diff, 'item')} where the {used} verdict differs from CAP's)")
     if m == "llmbar_equal":
         parts = []
         if r.get("_k_unp2"):
-            parts.append(f"{r['_k_unp2']} items unparsed in both orders count as equal in LLMBar, never consistent "
-                         "in CAP")
+            parts.append(f"{counted(r['_k_unp2'], 'item')} unparsed in both orders "
+                         f"{'counts' if r['_k_unp2'] == 1 else 'count'} as equal in LLMBar, never consistent in CAP")
         if r.get("_k_tie2"):
-            parts.append(f"{r['_k_tie2']} items tied in both orders are consistent in CAP, unequal in LLMBar "
+            parts.append(f"{counted(r['_k_tie2'], 'item')} tied in both orders {'is' if r['_k_tie2'] == 1 else 'are'} "
+                         "consistent in CAP, unequal in LLMBar "
                          "(position-resolved winners)")
         if not parts:
-            parts.append(f"{k_diff} items where the {used} verdict differs from CAP's")
+            parts.append(f"{counted(k_diff, 'item')} where the {used} verdict differs from CAP's")
         return "LLMBar's equal vs CAP's consistency: " + "; ".join(parts)
     if m == "judgebench_score":
         if (r.get("_n_orders") or 2) < 2:

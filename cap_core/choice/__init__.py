@@ -3,6 +3,8 @@
 CAP §5 asks that judge choice be conditional on the deployment: weigh the conditions
 that matter, then pick. This package turns a profile (one benchmark) into that choice.
 
+``fit``          which weight presets fit a benchmark (weigh a condition measured there), the
+                 closest that fits, and the refusal of weights under which no judge has a score
 ``filters``      per-condition minimums (``C7=60`` on the value, ``C7.low=60`` on the
                  interval's lower bound) and which judges they remove
 ``leaderboard``  rank, weighted score with interval, P(best), paired differences from the

@@ -35,12 +35,14 @@ from cap_core.errors import CAPInputError
 __all__ = ["register", "EXIT_CODES"]
 
 EXIT_CODES = """exit codes:
-  0  the leaderboard was written and every gate passed
+  0  the leaderboard was written and every gate passed (a gate that ran prints "gate passed: ..."
+     on stderr, naming the judge, its score and the threshold or baseline)
   1  a gate failed: a named judge's weighted score (--fail-below JUDGE=N) or condition value
      (--fail-below JUDGE:C7=N) is below N, or a judge is significantly below its locked
      baseline (--baseline; paired on the shared items, else unpaired); one line on stderr
-  2  bad input (unknown condition, judge, preset or benchmark, bad weights, unreadable file):
-     one line on stderr naming the option or file and the fix"""
+  2  bad input (unknown condition, judge, preset or benchmark, bad weights, unreadable file, weights
+     or minimums under which no judge has a score): one line on stderr naming the option or file and
+     the fix (for weights: the conditions the benchmark measures and a preset that fits), nothing written"""
 
 
 def register(sub) -> None:
@@ -65,7 +67,8 @@ def register(sub) -> None:
     r = sub.add_parser("report", help="self-contained HTML report of the judge choice (opens offline)",
                        description="Write the choice of one benchmark (leaderboard, sentence, radar, weights, "
                        "coverage notes, provenance) as one HTML file with plotly embedded.",
-                       epilog="exit codes:\n  0  the report was written\n  2  bad input (one line on stderr)",
+                       epilog="exit codes:\n  0  the report was written\n  2  bad input, or no judge has a score under the "
+                       "weights (one line on stderr)",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(r, PRESETS)
     r.add_argument("--out", type=output_file, required=True, help="HTML file to write")
@@ -186,10 +189,18 @@ def _choose(args: argparse.Namespace) -> str:
             raise CAPInputError("a gated judge is not a judge of the benchmark", argument="--fail-below", got=judge,
                                 expected="one of " + ", ".join(sorted(judged)), fix="name a judge of the benchmark")
     fp = ds.fingerprint()
+    results = {bench: run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
+                                 failures=args.failures, n_resamples=args.bootstrap, seed=args.seed, level=args.level)
+               for bench in benches}
+    if not any(got.choice.leaderboard["score"].is_not_null().any() for got in results.values()):
+        # an empty leaderboard would pass every gate: refused before anything is written or said
+        from cap_core.choice.fit import unscored_error
+
+        raise unscored_error(", ".join(benches), pl.concat([got.inputs.rows for got in results.values()]),
+                             weights, preset=None if args.weights is not None else (args.preset or "balanced"),
+                             argument="--weights" if args.weights is not None else "--preset")
     boards, profiles, choices = [], [], {}
-    for bench in benches:
-        got = run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
-                         failures=args.failures, n_resamples=args.bootstrap, seed=args.seed, level=args.level)
+    for bench, got in results.items():
         ch, rows = got.choice, got.inputs.rows
         choices[bench] = (ch, rows)
         for notice in got.inputs.notices:
@@ -221,7 +232,7 @@ def _choose(args: argparse.Namespace) -> str:
             doc = lock_baseline(ds, bench, ch.leaderboard, ch.weights, filters=format_filters(filters),
                                 level=args.level, resamples=args.bootstrap, seed=args.seed, fingerprint=fp)
             write_file(args.lock, json.dumps(doc))
-    failures = _check_gates(gates, board, choices)
+    failures, passed = _check_gates(gates, board, choices)
     if baseline is not None:
         bench = baseline["benchmark"]
         if bench not in choices:
@@ -245,16 +256,23 @@ def _choose(args: argparse.Namespace) -> str:
                                       failures=args.failures)
             if res.below:
                 failures.append("significantly below the baseline: " + res.message)
+            else:
+                passed.append(f"not significantly below the baseline {args.baseline}: " + res.message)
     if failures:
         print(f"gate failed: {failures[0]}" + (f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""),
               file=sys.stderr)
         sys.stdout.write(f"wrote {board.height} leaderboard rows to {args.out}\n")
         raise SystemExit(1)
+    if passed:  # a gate that ran says so: a silent pass cannot be told from a gate that was never set
+        from cap_core.errors import capped
+
+        print(f"gate passed: {capped(passed, 4, sep='; ')}", file=sys.stderr)
     return f"wrote {board.height} leaderboard rows to {args.out}"
 
 
-def _check_gates(gates, board: pl.DataFrame, choices) -> list[str]:
-    out = []
+def _check_gates(gates, board: pl.DataFrame, choices) -> tuple[list[str], list[str]]:
+    """(failed, passed): one sentence per threshold gate and leaderboard row of its judge."""
+    out, ok = [], []
     for judge, cond, thr in gates:
         mine = board.filter(pl.col("judge") == judge)
         for r in mine.iter_rows(named=True):
@@ -264,6 +282,8 @@ def _check_gates(gates, board: pl.DataFrame, choices) -> list[str]:
                     out.append(f"{judge} has no weighted score on {where} (threshold {thr:g})")
                 elif r["score"] < thr:
                     out.append(f"{judge} weighted score {r['score']:.1f} < {thr:g} on {where}")
+                else:
+                    ok.append(f"{judge} weighted score {r['score']:.1f} >= {thr:g} on {where}")
                 continue
             _, rows = choices[r["benchmark"]]
             cell = rows.filter((pl.col("judge") == judge) & (pl.col("condition") == cond) & pl.col("primary")
@@ -273,4 +293,6 @@ def _check_gates(gates, board: pl.DataFrame, choices) -> list[str]:
                 out.append(f"{judge} {cond} is not measured on {where} (threshold {thr:g})")
             elif v < thr:
                 out.append(f"{judge} {cond} {cell['metric'][0]} {v:.1f} < {thr:g} on {where}")
-    return out
+            else:
+                ok.append(f"{judge} {cond} {cell['metric'][0]} {v:.1f} >= {thr:g} on {where}")
+    return out, ok

@@ -29,6 +29,7 @@ from cap_core.cli.options import (
     add_call_options,
     cache_folder,
     check_call_options,
+    check_model_names,
     input_or_name,
     output_folder,
 )
@@ -96,6 +97,7 @@ def _run(args: argparse.Namespace) -> str:
     from cap_core.judging.estimate import estimate_run
     from cap_core.judging.run import RunSpec
 
+    check_model_names(model=args.model, generator=args.generator)
     temperature = check_call_options(args)
     spec = RunSpec(judges=args.model, orders=tuple(o.strip().upper() for o in args.orders.split(",") if o.strip()),
                    repeats=args.repeats, allow_tie=args.allow_tie, template=args.template, temperature=temperature,

@@ -22,6 +22,7 @@ from cap_core.cli.options import (
     add_call_options,
     cache_folder,
     check_call_options,
+    check_model_names,
     input_or_name,
     output_folder,
 )
@@ -111,6 +112,7 @@ def _run(args: argparse.Namespace) -> str:
     from cap_core.judging.items_io import load_run_items
     from cap_core.judging.run import RunSpec, run_judging
 
+    check_model_names(model=args.model, evaluator=args.evaluator)
     orders = tuple(o.strip().upper() for o in args.orders.split(",") if o.strip())
     temperature = check_call_options(args)
     spec = RunSpec(judges=args.model, orders=orders,

@@ -41,8 +41,10 @@ command line; a file the system cannot read or write; a run too large for memory
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -74,11 +76,39 @@ EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "c
                                "cap_core.cli.evaluate", "cap_core.cli.source_metrics", "cap_core.cli.testbed")
 
 
+_INVALID_CHOICE = re.compile(r"invalid choice: (?P<got>'[^']*'|\S+) \(choose from (?P<choices>.*)\)")
+
+
+def _did_you_mean(word: str, candidates, *, quote: bool = False) -> str:
+    """``"; did you mean X?"`` for the candidate closest to ``word`` (difflib), else ``""``."""
+    near = difflib.get_close_matches(word, list(candidates), n=1)
+    return f"; did you mean {near[0]!r}?" if near and quote else f"; did you mean {near[0]}?" if near else ""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad command line is one line on stderr (exit 2), not the usage block."""
+    """argparse, but a bad command line is one line on stderr (exit 2), not the usage block.
+
+    The line points at the help of the verb concerned (``cap choose --help``) and suggests
+    the closest of that verb's options for a misspelt one (``--benchmak``: did you mean
+    ``--benchmark``?) and the closest allowed value for an invalid choice.
+    """
 
     def error(self, message: str) -> None:  # noqa: D102 - argparse hook
+        m = _INVALID_CHOICE.search(message)
+        if m:
+            message += _did_you_mean(m["got"].strip("'"), re.findall(r"'([^']*)'", m["choices"]), quote=True)
         self.exit(2, f"error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
+
+    def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse hook
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:  # said by the verb's own parser: its help, its options
+            verbs = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+            parser = (verbs[0].choices.get(getattr(ns, "verb", None)) if verbs else None) or self
+            options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+            hints = "".join(_did_you_mean(w.split("=", 1)[0], options) for w in extras
+                            if w.startswith("--") and w.split("=", 1)[0] not in options)
+            parser.error(f"unrecognized arguments: {' '.join(extras)}{hints}")
+        return ns
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:

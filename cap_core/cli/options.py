@@ -11,7 +11,7 @@ from pathlib import Path
 from cap_core.config import MAX_RESAMPLES
 from cap_core.errors import CAPInputError
 
-__all__ = ["int_between", "finite_between", "SEED", "BOOTSTRAP", "LEVEL", "MIN_CLI_RESAMPLES", "check_paths",
+__all__ = ["check_model_names", "int_between", "finite_between", "SEED", "BOOTSTRAP", "LEVEL", "MIN_CLI_RESAMPLES", "check_paths",
            "check_outputs", "paths_of", "output_file", "output_folder", "cache_folder", "input_or_name", "OutputFile",
            "OutputFolder", "CacheFolder", "InputName", "add_call_options", "check_call_options", "add_failures",
            "add_items"]
@@ -287,3 +287,23 @@ def check_call_options(args: argparse.Namespace) -> float:
         raise CAPInputError("timeout must be a positive number of seconds", argument="--timeout",
                             expected="finite seconds > 0", got=args.timeout, fix="e.g. --timeout 60")
     return args.temperature if args.temperature is not None else (0.7 if args.repeats > 1 else 0.0)
+
+
+def check_model_names(**options: list[str] | str | None) -> None:
+    """Refuse a misspelt offline model name before any call or file (``--model local/firts``).
+
+    ``options`` maps an option's name without dashes (``model``, ``evaluator``) to its value(s);
+    each ``local/`` or ``smollm/`` name (also behind ``choice:``) must be one the offline
+    providers answer (:func:`cap_core.judging.local_providers.check_offline_model`).
+
+    Raises
+    ------
+    CAPInputError
+        Naming the option (``--model``), the known names and the closest one.
+    """
+    from cap_core.judging.choice import model_of
+    from cap_core.judging.local_providers import check_offline_model
+
+    for name, value in options.items():
+        for model in [value] if isinstance(value, str) else (value or []):
+            check_offline_model(model_of(model), argument="--" + name.replace("_", "-"))

@@ -33,7 +33,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError, capped
+from cap_core.errors import CAPInputError, capped, counted
 from cap_core.importers._common import ORDER_OPERATOR, declaration, declarations_frame
 from cap_core.io import read_table
 
@@ -187,9 +187,9 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
             else:
                 split += 1
         keep = [r for r in records if r.judge not in ref]
-        notes.append(f"{source}: gold is the majority verdict of {len(ref)} reference judge(s) "
-                     f"({capped(sorted(ref))}) on {len(gold)} items; {split} items with split votes "
-                     "have no gold; the reference judges' rows are not profiled.")
+        notes.append(f"{source}: gold is the majority verdict of {counted(len(ref), 'reference judge')} "
+                     f"({capped(sorted(ref))}) on {counted(len(gold), 'item')}; {counted(split, 'item')} with split "
+                     f"votes {'has' if split == 1 else 'have'} no gold; the reference judges' rows are not profiled.")
     else:
         for r in records:
             if r.gold in ("A", "B"):
@@ -286,7 +286,8 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
                       "latency_s": r.latency_s, "tokens": r.tokens, "verdict_strength": r.verdict_strength,
                       "judge_prompt": r.judge_prompt}
     if no_gold and gold:
-        notes.append(f"{source}: {no_gold} of {len(items)} items have no gold label: they count only in metrics "
+        notes.append(f"{source}: {no_gold} of {counted(len(items), 'item')} {'has' if no_gold == 1 else 'have'} no "
+                     "gold label: they count only in metrics "
                      "that need none (C7 pure consistency).")
     if dup:
         notes.append(f"{source}: {dup} repeated judgments (same judge, item and order) left out; the first was kept. "

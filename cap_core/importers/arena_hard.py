@@ -77,7 +77,9 @@ def read_judgment_file(path: Path, tally: Tally, *, baseline: str | None = None)
             letter, strength = arena_label(raw)  # the game's letters: game 1 A = baseline, game 2 A = model
             verdict = unswap(letter, "AB" if g == 0 else "BA")
             meaning = {"A": "baseline better", "B": "model better"}.get(verdict, verdict)
-            tally.add(judge, raw if isinstance(game, dict) else "null game", verdict,
+            # a label reads in its game's letters: say which game, or A>B and B>A both read "baseline better"
+            game_of = "game 1" if g == 0 else "game 2 (swapped)"
+            tally.add(judge, f"{game_of}: {raw if isinstance(game, dict) else 'null game'}", verdict,
                       meaning + (" (strongly)" if strength == 2 else ""))
             out.append(Verdict(benchmark=BENCHMARK, item_id=f"{uid}:{base}|{model}", judge=judge,
                                order="AB" if g == 0 else "BA", verdict=verdict, file=path.name, row=i,

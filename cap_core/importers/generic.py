@@ -8,7 +8,7 @@ import polars as pl
 
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.io import parse_json, read_table
+from cap_core.io import JOINED, parse_json, read_table
 from cap_core.schema import (
     DECLARATION_SCHEMA,
     ITEMS_SCHEMA,
@@ -165,7 +165,7 @@ def import_table(
         item different item columns names both rows.
     """
     _import_table_iv(items_path, judgments_path, declarations_path)
-    items_raw, notices = read_table(items_path, kind="items")
+    items_raw, notices = read_table(items_path, kind="items" if judgments_path is not None else JOINED)
     items_name = Path(items_path).name
     item_rows = None
     texts = _texts_of(items_raw)

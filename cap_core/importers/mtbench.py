@@ -37,7 +37,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.importers._common import load_json, load_jsonl
 from cap_core.importers._tools import Tally, Verdict, build_tool_dataset, canonical_pair, judge_files, read_each
 
@@ -161,7 +161,7 @@ def _prompt_notices(prompts: dict[str, Counter]) -> list[str]:
     for judge in sorted(prompts):
         c = prompts[judge]
         if len(c) > 1:
-            shown = ", ".join(f"{p} on {n} records" for p, n in sorted(c.items(), key=lambda kv: -kv[1]))
+            shown = ", ".join(f"{p} on {counted(n, 'record')}" for p, n in sorted(c.items(), key=lambda kv: -kv[1]))
             out.append(f"MT-Bench: judge {judge} used {len(c)} judge prompts ({shown}): one judge, as in FastChat's "
                        "show_result and agreement; each judgment's prompt is kept in column judge_prompt.")
     return out

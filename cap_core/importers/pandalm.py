@@ -23,7 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.importers._common import check_dir, load_json, verdict_notices
 
 __all__ = ["import_pandalm", "import_pandalm_graded", "read_testset", "read_texts", "question_of", "authors_of",
@@ -157,7 +157,8 @@ def import_pandalm(root: Path | str) -> Dataset:
             tokens = round((prompt + (_chars(rec, text_fields) if rec else 0)) / 4)
             judgments.append({"judge": judge, "benchmark": BENCHMARK, "item_id": str(idx), "order": "AB",
                               "verdict": verdict, "tokens": tokens})
-    notices = [f"PandaLM: {skipped['tie']} items with a tie human majority and {skipped['no majority']} without "
+    notices = [f"PandaLM: {counted(skipped['tie'], 'item')} with a tie human majority and "
+               f"{skipped['no majority']} without "
                f"a majority left out of the A/B dataset (see the three-level graded table)."]
     notices += verdict_notices(judgments, "PandaLM")
     return Dataset.build(pl.DataFrame(items), pl.DataFrame(judgments), notices=tuple(notices))

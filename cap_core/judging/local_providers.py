@@ -23,11 +23,14 @@ import re
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["register", "LOCAL_JUDGES", "LOCAL_EVALUATORS", "section", "content_words"]
+__all__ = ["register", "LOCAL_JUDGES", "LOCAL_EVALUATORS", "LOCAL_MODELS", "check_offline_model", "section",
+           "content_words"]
 
 LOCAL_JUDGES = ("local/longer", "local/first", "local/keyword-overlap")
 LOCAL_EVALUATORS = ("local/rationale-check",)
 _KNOWN = ("longer", "first", "keyword-overlap", "rationale-check", "rewriter")
+#: Every model of the ``local/`` provider by its full name (judges, the evaluator and the rewriter).
+LOCAL_MODELS = tuple(f"local/{name}" for name in _KNOWN)
 _STOP = set("""a an the of to in on and or for with is are was were be been it its this that these those as at by from
 which who whom what when where why how not no do does did can could may might should would will shall than then
 there their they them he she his her you your we our i if but so such also into about over under more most less""".split())
@@ -100,6 +103,29 @@ def respond(model: str, prompt: str) -> str:
         return _rewrite(prompt)
     raise CAPInputError(f"unknown local model {model!r}", argument="model", expected="one of " + ", ".join(_KNOWN),
                         got=f"local/{model}", fix="e.g. --model local/longer")
+
+
+def check_offline_model(model: str, *, argument: str = "model") -> None:
+    """Refuse a ``local/`` or ``smollm/`` model name that no offline provider answers, before any call.
+
+    Other names (a hosted provider's) are left to litellm.
+
+    Raises
+    ------
+    CAPInputError
+        ``model`` starts with ``local/`` or ``smollm/`` but is not one of :data:`LOCAL_MODELS` or
+        :data:`cap_core.judging.smollm.MODELS` (names them, and the closest one when there is one).
+    """
+    import difflib
+
+    from cap_core.judging.smollm import MODELS as SMOLLM_MODELS
+
+    for prefix, known in (("local/", LOCAL_MODELS), ("smollm/", SMOLLM_MODELS)):
+        if model.startswith(prefix) and model not in known:
+            near = difflib.get_close_matches(model, known, n=1)
+            raise CAPInputError(f"unknown {prefix.rstrip('/')} model", argument=argument,
+                                expected="one of " + ", ".join(known), got=model,
+                                fix=(f"did you mean {near[0]}?" if near else f"e.g. {known[0]}"))
 
 
 def register_offline_provider(provider: str, answer) -> None:

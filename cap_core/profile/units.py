@@ -20,7 +20,7 @@ import polars as pl
 from cap_core import verdicts
 from cap_core.bootstrap import base_index, per_base_sums
 from cap_core.dataset import Dataset
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.profile.coverage import reference_variant
 
 #: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
@@ -523,13 +523,15 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
             items_b = items_b.with_columns(pl.when(pl.col("subset") == "all").then(pl.lit(MISSING_SUBSET))
                                            .otherwise(pl.col("subset")).alias("subset"))
             subsets.append(MISSING_SUBSET)
-            notices.append(f"{bench}: {n_missing} of {items_b.height} items carry no subset; they form "
+            notices.append(f"{bench}: {n_missing} of {counted(items_b.height, 'item')} "
+                           f"{'carries' if n_missing == 1 else 'carry'} no subset; they form "
                            f"the subset row {MISSING_SUBSET!r}: they count in 'all' (micro), and the macro mean "
                            "is over the named subsets, with this row beside it")
     present = np.asarray(present, dtype=np.int64)
     n_nogold = int(items_b.get_column("gold").null_count())
     if n_nogold:
-        notices.append(f"{bench}: {n_nogold} of {items_b.height} items have no gold label; metrics that compare "
+        notices.append(f"{bench}: {n_nogold} of {counted(items_b.height, 'item')} "
+                       f"{'has' if n_nogold == 1 else 'have'} no gold label; metrics that compare "
                        "verdicts with gold use the items that have one, pure consistency uses all"
                        + ("" if n_nogold < items_b.height else " (every accuracy metric here needs gold)"))
     return BenchContext(bench, items_b, present, [judge_list[x] for x in present], tuple(orders), plans, subsets,

@@ -392,3 +392,24 @@ def test_public_importers_iv(tmp_path):
         import_llmbar(tmp_path / "no")
     with pytest.raises(CAPInputError, match=m(f"JudgeBench folder not found [file {tmp_path / 'no'}]")):
         import_judgebench(tmp_path / "no")
+
+
+def test_a_quoted_error_does_not_nest_its_argument_tag():
+    # the judge verb quotes a failed call's reason, itself an error naming its argument
+    inner = CAPInputError("unknown local model 'firts'", argument="model", expected="one of longer, first",
+                          got="local/firts")
+    outer = CAPInputError(f"the run produced no judgments (local/firts: {inner})", argument="--model",
+                          got="local/firts", fix="check the model name")
+    assert str(outer) == ("the run produced no judgments (local/firts: unknown local model 'firts': expected one of "
+                          "longer, first, got 'local/firts') [argument `--model`]: got 'local/firts'. "
+                          "Fix: check the model name")
+    # a tag with a file beside the argument goes as a whole; without an argument of its own the text is kept
+    assert str(CAPInputError("x (bad [file f.csv, argument `a`]: got 1)", argument="b")) == "x (bad: got 1) [argument `b`]"
+    assert str(CAPInputError("x [argument `a`]")) == "x [argument `a`]"
+
+
+def test_counted_agrees_in_number():
+    from cap_core.errors import counted
+
+    assert [counted(n, "item") for n in (0, 1, 2)] == ["0 items", "1 item", "2 items"]
+    assert counted(1, "reference judge") == "1 reference judge" and counted(3, "query", "queries") == "3 queries"

@@ -46,7 +46,7 @@ def test_mtbench_files_upload_gives_their_judges():
     assert not any("expert_" in o for o in options)
     notices = " ".join(t.value for t in at.sidebar.text)
     # the human-judgments fixture holds four experts (expert_0 .. expert_3)
-    assert "gold is the majority verdict of 4 reference judge(s) (expert_0, expert_1, expert_2, expert_3)" in notices
+    assert "gold is the majority verdict of 4 reference judges (expert_0, expert_1, expert_2, expert_3)" in notices
 
 
 def test_folder_format_uploads_as_a_zip():

@@ -22,9 +22,10 @@ import polars as pl
 import streamlit as st
 
 from cap_core import config
+from cap_core.choice.fit import closest_preset
+from cap_core.choice.fit import measured_conditions as measured_in
 from cap_core.choice.leaderboard import Choice
 from cap_core.dataset import Dataset
-from cap_core.profile.weights import PRESETS
 from cap_core.schema import CONDITION_IDS
 from ui.cache import loaders as cache
 from ui.cache.keys import path_stamp
@@ -81,8 +82,7 @@ def _rows(sel: Chosen) -> tuple[pl.DataFrame, np.ndarray]:
 def measured_conditions(sel: Chosen) -> list[str]:
     """Conditions (C1..C8 order) for which some selected entry has a primary value on the benchmark."""
     rows, _ = _rows(sel)
-    have = set(rows.filter(pl.col("primary") & pl.col("value").is_not_null())["condition"].to_list())
-    return [c for c in CONDITION_IDS if c in have]
+    return measured_in(rows)
 
 
 @st.cache_resource(max_entries=8)
@@ -106,20 +106,6 @@ def measured_elsewhere(sel: Chosen, condition: str) -> list[str]:
 
     where = _measured_where(sel.fingerprint if sel.ds is not None else "", path_stamp(config.published_dir()), sel.ds)
     return list(where.get(condition, ()))
-
-
-def closest_preset(name: str, measured: list[str]) -> str | None:
-    """The preset most like ``name`` (cosine of the weight vectors) that weighs a measured condition."""
-    want = np.array([PRESETS[name][c] for c in CONDITION_IDS]) if name in PRESETS else np.ones(len(CONDITION_IDS))
-    best, score = None, -1.0
-    for other, w in PRESETS.items():
-        if other == name or not any(w[c] > 0 for c in measured):
-            continue
-        v = np.array([w[c] for c in CONDITION_IDS])
-        cos = float(want @ v / (np.linalg.norm(want) * np.linalg.norm(v)))
-        if cos > score:
-            best, score = other, cos
-    return best
 
 
 @st.cache_resource(max_entries=16)

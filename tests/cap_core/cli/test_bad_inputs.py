@@ -379,8 +379,9 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("judge: --out is an existing file", [*_JUDGE[:-2], "--out", "{X}/all.csv"], "--out"),
     ("judge: --out is the dataset read as --items", ["judge", "--items", "{D}", "--model", "local/longer", "--cache",
                                                      "{T}/cache", "--out", "{D}"], "--out"),
-    ("judge: every call fails", ["judge", "--items", "testbed", "--model", "local/nosuch", "--cache", "{T}/cache",
-                                 "--limit", "1", "--out", "{T}/run"], "--model"),
+    ("judge: an unknown local model (refused before any call)", ["judge", "--items", "testbed", "--model",
+                                                                  "local/nosuch", "--cache", "{T}/cache",
+                                                                  "--limit", "1", "--out", "{T}/run"], "--model"),
     # -- evaluate ---------------------------------------------------------------------------------
     ("evaluate: --bootstrap 0", [*_EVAL, "--bootstrap", "0"], "--bootstrap"),
     ("evaluate: --seed -5", [*_EVAL, "--seed", "-5"], "--seed"),

@@ -157,3 +157,43 @@ def test_a_bad_later_output_path_writes_nothing(data, tmp_path, capsys, option):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1].startswith("error:") and option in err[-1]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("verb, out", [("choose", "s.csv"), ("report", "r.html")])
+def test_weights_no_judge_can_be_scored_on_exit_2_before_writing(data, tmp_path, capsys, verb, out):
+    """JudgeBench measures C1, C2 and C7 (CAP Table 2); legal and policy weighs C4 alone (CAP §5), so
+    no judge has a score: an empty leaderboard would pass every gate."""
+    code = run([verb, "--data", str(data[0]), "--benchmark", JB, "--preset", "legal and policy",
+                "--out", str(tmp_path / out), "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and not (tmp_path / out).exists()
+    assert "weighs C4, which is not measured on judgebench (it measures C1, C2, C7)" in err[0]
+    # the preset the dashboard offers: balanced is the only one with a C4 weight (cosine 1/sqrt(8))
+    assert "--preset 'balanced'" in err[0] and "argument `--preset`" in err[0]
+
+
+def test_minimums_that_remove_every_scored_judge_exit_2(data, tmp_path, capsys):
+    code = run(["choose", "--data", str(data[0]), "--benchmark", JB, "--weights", "C1=1", "--min", "C1=99",
+                "--out", str(tmp_path / "s.csv"), "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not (tmp_path / "s.csv").exists()
+    assert "filtered out by the condition minimums" in err[-1] and "--min" in err[-1]
+
+
+def test_a_passing_gate_says_so_naming_threshold_and_baseline(data, tmp_path, capsys):
+    common = ["--data", str(data[0]), "--weights", "C1=1,C7=2", "--bootstrap", "200", "--benchmark", JB]
+    assert run(["choose", *common, "--out", str(tmp_path / "a.csv"), "--fail-below", f"{JUDGE}=50",
+                "--fail-below", f"{JUDGE}:C7=40"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    # its weighted score is 61.5 and its C7 strict 58.0 (the failing gates above print the same numbers)
+    assert err[-1] == (f"gate passed: {JUDGE} weighted score 61.5 >= 50 on {JB}; {JUDGE} C7 strict 58.0 >= 40 "
+                       f"on {JB}")
+    lock = tmp_path / "b.json"
+    assert run(["choose", *common, "--out", str(tmp_path / "b.csv"), "--lock", str(lock)]) == 0
+    assert not any(ln.startswith("gate") for ln in capsys.readouterr().err.splitlines())  # no gate, no gate line
+    assert run(["choose", *common, "--out", str(tmp_path / "c.csv"), "--baseline", str(lock),
+                "--gate-judge", JUDGE]) == 0
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    # the same data against its own lock: the same verdicts on all 350 items, a difference of exactly 0
+    assert line.startswith(f"gate passed: not significantly below the baseline {lock}: {JUDGE}: weighted score 61.5 "
+                           "vs baseline 61.5 on the 350 shared items (paired difference +0.0")

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from cap_core.cli.main import main
 from tests.cap_core.conftest import make_items
@@ -24,40 +25,51 @@ def _one_line_reasons(out: Path) -> list[str]:
     return reasons
 
 
-def test_unknown_local_model_limit_1_exits_2_with_one_line(tmp_path, capsys):
-    assert _judge(tmp_path, "--items", "testbed", "--model", "local/nosuch", "--limit", "1") == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("error: the run produced no judgments") and "local/nosuch" in err
-    assert "unknown local model 'nosuch'" in err
-    calls = pl.read_parquet(tmp_path / "o" / "calls.parquet")
-    # one base item of the testbed -> its variants x 2 orders; nothing retried
-    n_items = pl.read_parquet(tmp_path / "o" / "run_items.parquet").height
-    assert calls.height == 2 * n_items and calls["retries"].sum() == 0
-    assert set(calls["status"]) <= {"failed", "stopped"}
-    assert not (tmp_path / "o" / "judgments.parquet").exists()
-    assert any("Traceback" not in r and "unknown local model" in r for r in _one_line_reasons(tmp_path / "o"))
+@pytest.mark.parametrize("model, option, near", [
+    (["--model", "local/firts"], "--model", "did you mean local/first?"),
+    (["--model", "local/longer", "--evaluator", "local/rationale-chek"], "--evaluator",
+     "did you mean local/rationale-check?"),
+    (["--model", "choice:smollm/likelyhood"], "--model", "did you mean smollm/likelihood?"),
+])
+def test_a_misspelt_offline_model_is_refused_before_any_call_or_file(tmp_path, capsys, model, option, near):
+    """The offline names are those the providers answer (local_providers, smollm.MODELS): a typo made
+    three failing calls and left calls.parquet and failures.csv behind."""
+    assert _judge(tmp_path, "--items", "testbed", *model) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].count("[argument") == 1 and f"[argument `{option}`]" in err[0]
+    assert near in err[0]
+    if "local/" in near:
+        assert "expected one of local/longer, local/first, local/keyword-overlap, local/rationale-check" in err[0]
+    assert not (tmp_path / "o").exists() and not (tmp_path / "c").exists()
 
 
-def test_full_run_stops_after_the_first_three_identical_failures(tmp_path, capsys):
-    assert _judge(tmp_path, "--items", "testbed", "--model", "local/nosuch", "--concurrency", "1") == 2
+def test_the_api_still_runs_a_model_that_can_never_answer(tmp_path):
+    """run_judging itself leaves names to the providers: a judge that never answers stops after its
+    first three identical failures (one worker: calls 1-3 fail, nothing else is sent)."""
+    from cap_core.judging.run import RunSpec, run_judging
+    from cap_core.judging.testbed import load_testbed
+
+    res = run_judging(load_testbed(), RunSpec(judges=["local/nosuch"], concurrency=1), cache_dir=tmp_path / "c",
+                      out_dir=tmp_path / "o")
     calls = pl.read_parquet(tmp_path / "o" / "calls.parquet")
     sent = calls.filter(pl.col("status") == "failed")
-    # one worker: calls 1-3 fail the same way, then nothing else is sent
     assert sent.height == 3 and (calls["status"] == "stopped").sum() == calls.height - 3
     stats = json.loads((tmp_path / "o" / "run.json").read_text())["stats"]
-    assert stats["requests"] == 3 and "local/nosuch" in stats["halted"]
-    _one_line_reasons(tmp_path / "o")
+    assert stats["requests"] == 3 and "local/nosuch" in stats["halted"] and res.judgments.height == 0
+    assert any("unknown local model" in r for r in _one_line_reasons(tmp_path / "o"))
 
 
-def test_a_good_judge_beside_a_bad_one_still_runs(tmp_path, capsys):
-    assert _judge(tmp_path, "--items", "testbed", "--limit", "2", "--model", "local/longer",
-                  "--model", "local/nosuch") == 0
+def test_a_good_judge_beside_a_bad_one_still_runs(server, fake_key, tmp_path, capsys):
+    items = tmp_path / "items.parquet"
+    make_items(["notfound"] * 4).write_parquet(items)
+    assert _judge(tmp_path, "--items", str(items), "--orders", "AB", "--concurrency", "1", "--model", "local/longer",
+                  "--model", "openai/gpt-4o-mini", "--api-base", server.url) == 0
     out = capsys.readouterr()
-    assert "stopped early: local/nosuch" in out.err
+    assert "stopped early: openai/gpt-4o-mini" in out.err
     calls = pl.read_parquet(tmp_path / "o" / "calls.parquet")
     assert (calls.filter(pl.col("judge") == "local/longer")["status"] == "ok").all()
     judg = pl.read_parquet(tmp_path / "o" / "judgments.parquet")
-    assert set(judg["judge"]) == {"local/longer"} and judg.height == calls.filter(pl.col("judge") == "local/longer").height
+    assert set(judg["judge"]) == {"local/longer"} and judg.height == 4
 
 
 def test_hosted_not_found_and_bad_request_are_not_retried(server, fake_key, tmp_path, capsys):

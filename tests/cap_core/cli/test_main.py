@@ -246,3 +246,30 @@ def test_a_second_output_that_is_a_folder_writes_nothing(tmp_path, capsys, argv,
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error:") and option in err[-1]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, line", [
+    # a misspelt option: the verb's help and the closest of that verb's options
+    (["choose", "--data", "d", "--benchmak", "judgebench", "--out", "s.csv"],
+     "error: unrecognized arguments: --benchmak judgebench; did you mean --benchmark? (see `{prog} choose --help`)"),
+    (["choose", "--data", "d", "--out", "s.csv", "--prset=balanced"],
+     "error: unrecognized arguments: --prset=balanced; did you mean --preset? (see `{prog} choose --help`)"),
+    # an invalid choice: the closest allowed value (the formats registry's kinds)
+    (["import", "--format", "alpaca", "x", "--out", "o"],
+     "error: argument --format: invalid choice: 'alpaca' (choose from 'table', 'llmbar', 'judgebench', 'pandalm', "
+     "'alpacaeval', 'mtbench', 'arena-hard', 'inspect', 'autoj', 'rewardbench'); did you mean 'alpacaeval'? "
+     "(see `{prog} import --help`)"),
+])
+def test_a_misspelt_option_or_choice_gets_the_closest_and_the_verbs_help(argv, line, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    prog = "cap" if Path(sys.argv[0]).name == "cap" else "python -m cap_core"
+    assert stop.value.code == 2 and err == [line.format(prog=prog)]
+
+
+def test_an_unknown_option_far_from_every_option_gets_no_guess(capsys):
+    with pytest.raises(SystemExit):
+        main(["choose", "--data", "d", "--out", "s.csv", "--zzz"])
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: unrecognized arguments: --zzz (see `") and "did you mean" not in err

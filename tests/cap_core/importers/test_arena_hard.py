@@ -110,7 +110,10 @@ def test_verdicts_keep_their_strength():
     assert strong.height == 4 and set(strong["verdict"]) == {"A"}
     assert set(ds.judgments["verdict"]) <= {"A", "B", "tie"}
     note = next(n for n in ds.notices if "judge gpt-4-1106-preview" in n)
-    assert "B>>A = baseline better (strongly) x3" in note and "A>>B = baseline better (strongly) x1" in note
+    # each label named with its game (A is the baseline in game 1, the model in game 2), so that A>>B and
+    # B>>A both meaning "baseline better" do not read as a contradiction
+    assert "game 2 (swapped): B>>A = baseline better (strongly) x3" in note
+    assert "game 1: A>>B = baseline better (strongly) x1" in note
 
 
 def test_arena_hard_score_is_the_hand_count():

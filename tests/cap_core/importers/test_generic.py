@@ -258,7 +258,8 @@ def test_wrong_delimiter_says_so(tmp_path, sep):
     joined = "benchmark,item_id,gold,judge,order,verdict\nb,1,A,j,AB,A\nb,1,A,j,BA,A\n".replace(",", sep)
     err = _raised(_write(tmp_path, "all.csv", joined))
     assert err.file == "all.csv" and f"{sep!r}" in err.problem
-    assert "judgments" not in str(err)
+    # one file holding both: named as the joined file it is, with the header a joined file needs
+    assert err.problem.startswith("the joined judgments file") and err.expected.endswith("verdict,gold")
     err = _raised(_write(tmp_path, "items.csv", ITEMS.replace(",", sep)), _write(tmp_path, "j.csv", JUDGMENTS))
     assert err.file == "items.csv" and f"{sep!r}" in err.problem
 
@@ -304,3 +305,26 @@ def test_a_misspelled_column_of_a_joined_file_is_named_with_its_fix(tmp_path):
     with pytest.raises(CAPInputError, match=r"'ordr' looks like a misspelling of it.*row 0, column 'ordr'.*"
                                             r"Fix: rename the column 'ordr' to 'order'"):
         import_table(f)
+
+
+def test_a_semicolon_joined_table_is_named_as_what_it_is(tmp_path):
+    """The README's minimal joined CSV exported with semicolons: the message names the joined judgments
+    file and the header a joined file needs (the judgments columns and gold), not an items header."""
+    from cap_core.errors import CAPInputError
+    from cap_core.importers.generic import import_table
+
+    joined = tmp_path / "joined.csv"
+    joined.write_text("judge;benchmark;item_id;order;verdict;gold;subset\n"
+                      "my-judge;mybench;q1;AB;A;A;knowledge\nmy-judge;mybench;q1;BA;B;A;knowledge\n")
+    with pytest.raises(CAPInputError) as info:
+        import_table(joined)
+    text = str(info.value)
+    assert text.startswith("the joined judgments file separates its fields with ';' (semicolon)")
+    assert "expected a header such as judge,benchmark,item_id,order,verdict,gold," in text
+    # as the judgments file beside an items file, it is named so, with a judgments header
+    items = tmp_path / "items.csv"
+    items.write_text("benchmark,item_id,gold\nmybench,q1,A\n")
+    with pytest.raises(CAPInputError) as info:
+        import_table(items, joined)
+    assert str(info.value).startswith("the judgments file separates its fields with ';'")
+    assert "expected a header such as judge,benchmark,item_id,order,verdict," in str(info.value)

@@ -230,6 +230,16 @@ def test_expert_votes_as_gold():
         import_mtbench(HUMAN, gold_judge="annotator_*")
 
 
+def test_the_gold_notice_counts_in_the_right_number():
+    """The counts of test_expert_votes_as_gold: four experts, gold on three items, one split (q81 t2),
+    so one of the four items has no gold; GPT-4 used pair-v2 on three records, pair-v2-multi-turn on one."""
+    notices = import_mtbench(HUMAN, gold_judge="expert_*").notices
+    assert any("gold is the majority verdict of 4 reference judges (expert_0, expert_1, expert_2, expert_3) on 3 "
+               "items; 1 item with split votes has no gold;" in n for n in notices)
+    assert "MT-Bench: 1 of 4 items has no gold label" in " ".join(notices)
+    assert "pair-v2 on 3 records, pair-v2-multi-turn on 1 record)" in " ".join(notices)
+
+
 # ---------------------------------------------------------------- bad input
 
 

@@ -80,6 +80,6 @@ def test_cli_prints_the_notice(tmp_path, capsys):
     data = save_dataset(_dataset(), tmp_path / "d")
     out = tmp_path / "p.csv"
     assert main(["profile", "--data", str(data), "--by-subset", "--bootstrap", "200", "--out", str(out)]) == 0
-    assert "notice: b: 1 of 6 items carry no subset" in capsys.readouterr().err
+    assert "notice: b: 1 of 6 items carries no subset" in capsys.readouterr().err
     got = pl.read_csv(out).filter((pl.col("condition") == "overall") & (pl.col("metric") == "macro_pa"))
     assert got["value"][0] == pytest.approx(175 / 2)  # x 75, y 100; (missing) beside it
