@@ -13,14 +13,19 @@ warm one. The router draws its own links (:mod:`ui.nav`) and calls ``st.navigati
 before any heavy import.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
-st.set_page_config(page_title="CAP Studio", page_icon=":material/explore:", layout="wide")  # (an emoji loads a 0.1 s catalogue)
+# The favicon is a small SVG file of ours, sent inline: a material icon is fetched from fonts.gstatic.com (a
+# request off this machine, failing offline) and an emoji loads a 0.1 s catalogue.
+st.set_page_config(page_title="CAP Studio", page_icon=str(Path(__file__).parent / "assets" / "favicon.svg"),
+                   layout="wide")
 
 # URL paths are the page titles a user sees; the paths of earlier versions still work (ui.nav.OLD_PATHS).
 PAGES = {
     "Judges": [
-        st.Page("app_pages/overview.py", title="Overview", url_path="home", default=True),
+        st.Page("app_pages/overview.py", title="Overview", url_path="cap-studio", default=True),
         st.Page("app_pages/choose.py", title="Choose a judge", url_path="choose"),
         st.Page("app_pages/coverage.py", title="Coverage matrix", url_path="coverage-matrix"),
         st.Page("app_pages/profiles.py", title="Profiles", url_path="profiles"),
@@ -49,6 +54,7 @@ OLD_PATHS = {
     "judge-profiles": "profiles", "judge-comparison": "compare-judges", "download": "export",
     "stress-degradation": "stress", "rank-consistency": "consistency", "judge-cascades": "cascades",
     "validity-frontiers": "frontiers", "label-set-audit": "label-audit", "live-judging": "live-run",
+    "overview": "", "home": "",  # the Overview, served at / (a default page has no path of its own)
 }
 _BY_PATH = {p.url_path: p for items in PAGES.values() for p in items}
 

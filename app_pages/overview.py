@@ -15,7 +15,7 @@ st.caption(
 )
 # the tool exists to choose a judge: the first screen leads there
 st.page_link("app_pages/choose.py", label="Choose a judge: weigh the conditions that matter to you and see who "
-             "leads, with intervals and what cannot be told apart", icon="🧭")
+             "leads, with intervals and what cannot be told apart")
 
 if sel.ds is None:
     st.info("No dataset loaded yet — upload an items and a judgments table, or switch to the embedded default data.")

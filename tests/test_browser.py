@@ -316,3 +316,21 @@ def test_choose_chart_draws_a_judge_name_as_text_not_a_link(evil_server, browser
     _clean(page)
     chart.screenshot(path=str(shots / "choose_evil_names.png"))
     page.close()
+
+
+def test_overview_paths_and_no_request_leaves_this_machine(server, browser, shots):
+    # /overview and /home lead to the Overview (a default page is served at /); every request a page makes
+    # goes to the local server or is inline data (the favicon is our own SVG, not a font from the web)
+    page = browser.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    for path in ("/overview", "/home"):
+        page.goto(server + path, wait_until="commit")
+        expect(page.get_by_role("heading", name="CAP Studio").first).to_be_visible(timeout=SLOW)
+        expect(page.get_by_text("Page not found")).to_have_count(0)
+    page.goto(server + "/choose", wait_until="commit")
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    away = [u for u in asked if not u.startswith((server, "data:", "blob:"))]
+    assert asked and not away, away[:5]
+    page.close()

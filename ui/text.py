@@ -36,9 +36,11 @@ _BREAK = "\u200b"
 #: marks: a right-to-left override makes ``exe.txt`` read ``txt.exe``) and the C0/C1 control characters
 #: other than tab and line breaks. :func:`plain` shows each as its code point, e.g. ``[U+202E]``.
 _HIDDEN = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-#: Where a renderer that finds links in text would start one: a scheme's or host's ``:`` before
-#: non-space (``http://``, ``mailto:``), an ``@`` of an address, a dot inside a host name (``www.x``).
-_LINKISH = re.compile(r"(?<=:)(?=\S)|(?<=@)(?=\w)|(?<=\w)(?=\.\w)")
+#: Where a renderer that finds links in text would start one (GitHub-flavoured Markdown's autolinks):
+#: the ``:`` of a scheme (a letter before it, non-space after: ``http://``, ``mailto:``), the ``@`` of an
+#: address, the dot after ``www``. Nothing else gets a break, so numbers (``0.55``), versions
+#: (``Llama-3.1``), times (``12:30``) and abbreviations (``e.g.``) copy as they read.
+_LINKISH = re.compile(r"(?<=[A-Za-z]:)(?=\S)|(?<=@)(?=\w)|(?i:(?<=\bwww)(?=\.))")
 
 
 def plain(text: object) -> str:

@@ -40,7 +40,12 @@ def studio_version() -> str:
         return "source checkout"
 
 
-def _cell(v) -> str:
+#: Report columns that hold probabilities (three decimals); dollars get two; every other number is in
+#: percent or points and gets one decimal, as the dashboard's tables show them.
+_PROBABILITIES = frozenset({"p_best", "p_holm"})
+
+
+def _cell(v, column: str = "") -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "—"
     if isinstance(v, bool):
@@ -48,7 +53,9 @@ def _cell(v) -> str:
     if isinstance(v, list):
         return html.escape(", ".join(str(x) for x in v))
     if isinstance(v, float):
-        return f"{v:.3f}" if abs(v) < 1 else f"{v:.1f}"
+        if column in _PROBABILITIES:
+            return f"{v:.3f}" if v >= 0.001 or v == 0 else f"{v:.1e}"
+        return f"{v:.2f}" if column == "usd_per_1000" else f"{v:.1f}"
     return html.escape(str(v))
 
 
@@ -70,7 +77,11 @@ def _radar(profile: pl.DataFrame, board: pl.DataFrame, colours: Mapping[str, str
                                       name=figure_text(r["judge"][:60]), connectgaps=False, mode="lines+markers",
                                       line={"color": (colours or {}).get(r["label"] if "label" in r else r["judge"])
                                             or palette[k % len(palette)]}))
-    fig.update_layout(polar={"radialaxis": {"range": [0, 100]}}, height=480, margin={"l": 40, "r": 40, "t": 30, "b": 30})
+    # C1 at the top, clockwise: the dashboard's radar (components/radar.py) reads the same way
+    fig.update_layout(polar={"radialaxis": {"range": [0, 100]},
+                             "angularaxis": {"direction": "clockwise", "categoryorder": "array",
+                                             "categoryarray": list(CONDITION_IDS)}},
+                      height=480, margin={"l": 40, "r": 40, "t": 30, "b": 30})
     return fig.to_html(include_plotlyjs=with_plotly, full_html=False)
 
 
@@ -103,7 +114,7 @@ def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filter
         .otherwise(pl.col("rank_best").cast(pl.String) + "–" + pl.col("rank_worst").cast(pl.String))
         .alias("rank range"))
     head = "".join(f"<th>{html.escape(c)}</th>" for c in REPORT_COLUMNS)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(r[c])}</td>" for c in REPORT_COLUMNS) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{_cell(r[c], c)}</td>" for c in REPORT_COLUMNS) + "</tr>"
                    for r in board.iter_rows(named=True))
     requested = ", ".join(f"{c} {CONDITIONS[c][0]} {w:g}" for c, w in choice.weights.items() if w > 0)
     measured = {c for used in board["conditions_used"].to_list() for c in (used or [])}

@@ -31,3 +31,15 @@ def test_control_characters_are_shown_and_tabs_and_line_breaks_are_not():
     assert rendered(plain("\x1b[31mred\x00\x7f\x9b")) == "[U+001B][31mred[U+0000][U+007F][U+009B]"
     assert rendered(plain("a\tb\nc\r\nd")) == "a\tb c d"  # tab kept, lines joined with spaces
     assert rendered(plain("caf\u00e9 \u4e2d")) == "caf\u00e9 \u4e2d"  # letters of any script untouched
+
+
+@pytest.mark.parametrize("text", ["P(best) 0.55", "Llama-3.1-70B", "e.g. C1=2", "at 12:30", "v1.2.3"])
+def test_numbers_versions_and_abbreviations_copy_as_they_read(text):
+    # no invisible break where no autolink can start: a copy of the page's text is the text
+    assert "\u200b" not in plain(text) and rendered(plain(text)) == text
+
+
+@pytest.mark.parametrize("text, cut", [("see www.evil.example", "www\u200b"), ("go http://evil/a", "http\\:\u200b"),
+                                       ("mail a@b.example", "\\@\u200b"), ("WWW.Evil.org", "WWW\u200b")])
+def test_where_an_autolink_would_start_there_is_a_break(text, cut):
+    assert cut in plain(text) and rendered(plain(text)) == text

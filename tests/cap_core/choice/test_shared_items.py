@@ -145,3 +145,25 @@ def test_few_items_make_the_sentence_provisional():
     enough = run_choice(_sep_ds(50), "t", {"C7": 1}, n_resamples=200, seed=0).choice
     assert "ahead of every other judge on these 50 items" in enough.sentence
     assert "provisional" not in enough.sentence and enough.sample_size["small"] is False
+
+
+def test_report_cells_use_the_dashboards_decimals():
+    """Points one decimal, probabilities three (the leaderboard of test_leaderboard_on_shared_items: C is 20.0
+    points behind P); the radar reads clockwise from C1 at the top, as the dashboard's."""
+    import re
+
+    from cap_core.choice.report import html_report
+
+    got = run_choice(_ds(), "t", {"C7": 1}, n_resamples=300, seed=0)
+    page = html_report(got.choice, got.inputs.rows, benchmark="t")
+    table = page.split('id="leaderboard"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    cells = [re.findall(r"<td>(.*?)</td>", r) for r in rows if "<td>" in r]
+    col = {name: k for k, name in enumerate(
+        ("rank", "judge", "rank range", "subset", "source", "published", "score", "ci_low", "ci_high", "p_best",
+         "n_items", "conditions_used", "diff_vs_leader", "p_holm", "separable", "usd_per_1000",
+         "median_latency_s", "note"))}
+    by_judge = {c[col["judge"]]: c for c in cells}
+    assert by_judge["P"][col["diff_vs_leader"]] == "0.0" and by_judge["C"][col["diff_vs_leader"]] == "20.0"
+    assert by_judge["P"][col["score"]] == "100.0" and re.fullmatch(r"[01]\.\d{3}", by_judge["P"][col["p_best"]])
+    assert '"direction":"clockwise"' in page.replace(" ", "")
