@@ -32,8 +32,8 @@ def plan_heatmap(counts: pl.DataFrame, *, title: str | None = None) -> go.Figure
     cell = {(r["domain"], r["failure_type"]): int(r["n"]) for r in counts.iter_rows(named=True)}
     z = [[cell.get((d, t), 0) for _, t in types] for d in domains]
     x = [f"{c} {t.replace('_', ' ')}" for c, t in types]
-    fig = go.Figure(go.Heatmap(z=z, x=x, y=figure_texts(domains),  # the user's domain names drawn as text text=[[str(v) for v in row] for row in z],
-                               texttemplate="%{text}", colorscale="Blues", showscale=False,
+    fig = go.Figure(go.Heatmap(z=z, x=x, y=figure_texts(domains),  # the user's domain names drawn as text
+                               text=[[str(v) for v in row] for row in z], texttemplate="%{text}", colorscale="Blues", showscale=False,
                                hovertemplate="%{y} · %{x}: %{z} questions<extra></extra>"))
     fig.update_layout(title=figure_text(title), height=120 + 36 * len(domains),
                       margin=dict(l=10, r=10, t=40 if title else 10, b=10))
