@@ -13,13 +13,11 @@ warm one. The router draws its own links (:mod:`ui.nav`) and calls ``st.navigati
 before any heavy import.
 """
 
-from pathlib import Path
-
 import streamlit as st
 
 # The favicon is a small SVG file of ours, sent inline: a material icon is fetched from fonts.gstatic.com (a
 # request off this machine, failing offline) and an emoji loads a 0.1 s catalogue.
-st.set_page_config(page_title="CAP Studio", page_icon=str(Path(__file__).parent / "assets" / "favicon.svg"),
+st.set_page_config(page_title="CAP Studio", page_icon=__file__.rsplit("app.py", 1)[0] + "assets/favicon.svg",
                    layout="wide")
 
 # URL paths are the page titles a user sees; the paths of earlier versions still work (ui.nav.OLD_PATHS).

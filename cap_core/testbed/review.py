@@ -104,7 +104,7 @@ def review_lines(folder: str | Path) -> tuple[list[dict], list[str]]:
             continue
         try:
             rec = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a hand-edited line nested past Python's limit reads as unreadable
             if n == len(lines):
                 notes.append(f"{path.name}: the last line was cut short (line {n}) and is ignored; decide that "
                              "pair again.")

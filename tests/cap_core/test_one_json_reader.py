@@ -31,7 +31,6 @@ NOT_USER_JSON = {
     "cap_core/judging/testbed.py": "the shipped testbed_items.jsonl",
     "cap_core/validity/probes/generate_llm.py": "a model's completion (guards RecursionError itself)",
     "cap_core/validity/probes/grade.py": "a model's completion, braces without nesting only",
-    "cap_core/testbed/layout.py": "the manifest `testbed build` writes",
     "cap_core/testbed/review.py": "the decisions file the review page writes",
 }
 

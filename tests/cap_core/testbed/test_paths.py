@@ -49,7 +49,7 @@ def test_replication_table_never_replaces_the_questions_file_or_the_run(setup, c
                       str(questions)], "the output file is the questions file this testbed was built from",
              "argument `--table-out`")
     _refused(capsys, ["testbed", "replication", "--data", str(run), "--testbed", str(tb), "--table-out",
-                      str(run / "judgments.parquet")], "would replace a file of the input folder of --data",
+                      str(run / "judgments.parquet")], "a file the input folder of --data is read from",
              "argument `--table-out`")
     _refused(capsys, ["testbed", "replication", "--data", str(run), "--testbed", str(tb), "--table-out",
                       str(tb / "testbed.json")], "input folder of --testbed")
@@ -62,7 +62,7 @@ def test_show_counts_never_replace_the_testbed(setup, capsys, tmp_path):
     for name in ("pairs.parquet", "testbed.json", "review.jsonl"):
         # review.jsonl does not exist yet: it would be read as the review once written
         _refused(capsys, ["testbed", "show", str(tb), "--counts-out", str(tb / name)],
-                 "the output would replace a file of the input folder of FOLDER" if (tb / name).exists()
+                 f"the output would replace {name}, a file the input folder of FOLDER is read from" if (tb / name).exists()
                  else "the output would replace the testbed's own review.jsonl", "argument `--counts-out`")
     _refused(capsys, ["testbed", "show", str(tb), "--counts-out", str(questions)],
              "the questions file this testbed was built from")
