@@ -49,7 +49,8 @@ if how == "library":
     ds = load_dataset(data)
     extra["build"] = time.perf_counter() - t0
     res = compute_profile(ds, n_resamples=1000, seed=0)
-    res.profile.write_csv(out)
+    from cap_core.export import write_csv  # the CLI's writer (12 significant digits), so the bytes compare
+    write_csv(res.profile, out)
 elif how == "polars":
     import glob
     import polars as pl
