@@ -12,6 +12,8 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d /tmp/cap-fresh-clone-XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 git clone -q "$repo" "$work/cap"
+# the tests read ../shared (the public data beside the checkout, as on CI): the same folder, linked
+[ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$work/shared"
 git -C "$work/cap" checkout -q "$rev"
 export PIP_CACHE_DIR="$work/pip-cache" PIP_DISABLE_PIP_VERSION_CHECK=1
 unset PYTHONPATH
