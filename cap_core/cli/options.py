@@ -294,7 +294,7 @@ def check_model_names(**options: list[str] | str | None) -> None:
 
     ``options`` maps an option's name without dashes (``model``, ``evaluator``) to its value(s);
     each ``local/`` or ``smollm/`` name (also behind ``choice:``) must be one the offline
-    providers answer (:func:`cap_core.judging.local_providers.check_offline_model`).
+    providers answer (:func:`cap_core.judging.offline_models.check_offline_model`).
 
     Raises
     ------
@@ -302,7 +302,7 @@ def check_model_names(**options: list[str] | str | None) -> None:
         Naming the option (``--model``), the known names and the closest one.
     """
     from cap_core.judging.choice import model_of
-    from cap_core.judging.local_providers import check_offline_model
+    from cap_core.judging.offline_models import check_offline_model
 
     for name, value in options.items():
         for model in [value] if isinstance(value, str) else (value or []):

@@ -23,7 +23,7 @@ import re
 
 from cap_core.errors import CAPInputError
 
-__all__ = ["register", "LOCAL_JUDGES", "LOCAL_EVALUATORS", "LOCAL_MODELS", "check_offline_model", "section",
+__all__ = ["register", "LOCAL_JUDGES", "LOCAL_EVALUATORS", "LOCAL_MODELS", "section",
            "content_words"]
 
 LOCAL_JUDGES = ("local/longer", "local/first", "local/keyword-overlap")
@@ -103,29 +103,6 @@ def respond(model: str, prompt: str) -> str:
         return _rewrite(prompt)
     raise CAPInputError(f"unknown local model {model!r}", argument="model", expected="one of " + ", ".join(_KNOWN),
                         got=f"local/{model}", fix="e.g. --model local/longer")
-
-
-def check_offline_model(model: str, *, argument: str = "model") -> None:
-    """Refuse a ``local/`` or ``smollm/`` model name that no offline provider answers, before any call.
-
-    Other names (a hosted provider's) are left to litellm.
-
-    Raises
-    ------
-    CAPInputError
-        ``model`` starts with ``local/`` or ``smollm/`` but is not one of :data:`LOCAL_MODELS` or
-        :data:`cap_core.judging.smollm.MODELS` (names them, and the closest one when there is one).
-    """
-    import difflib
-
-    from cap_core.judging.smollm import MODELS as SMOLLM_MODELS
-
-    for prefix, known in (("local/", LOCAL_MODELS), ("smollm/", SMOLLM_MODELS)):
-        if model.startswith(prefix) and model not in known:
-            near = difflib.get_close_matches(model, known, n=1)
-            raise CAPInputError(f"unknown {prefix.rstrip('/')} model", argument=argument,
-                                expected="one of " + ", ".join(known), got=model,
-                                fix=(f"did you mean {near[0]}?" if near else f"e.g. {known[0]}"))
 
 
 def register_offline_provider(provider: str, answer) -> None:
