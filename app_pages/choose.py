@@ -45,12 +45,19 @@ def leaderboard(sel) -> None:
         return
     ch = view.choice
 
+    how = ("paired over the shared bootstrap resamples" if ch.paired else
+           "taken over the shared bootstrap resamples of base items but not paired by item (each judge is scored on "
+           "its own items)")
     st.caption(f"{plain(data_location(sel))}. Scores in percent with {ch.level:.0%} intervals. Differences from the "
-               f"leader are paired over the shared bootstrap resamples; their intervals are unadjusted {ch.level:.0%} "
+               f"leader are {how}; their intervals are unadjusted {ch.level:.0%} "
                f"percentile intervals, while 'separable' and the rank ranges use {HOLM}-adjusted p-values across "
                "every pair of judges. A rank such as 1–3 means the judge cannot be told apart from the judges "
                "around it.")
     st.markdown(f"**{plain(ch.sentence)}**")
+    if not view.board.height and ch.filtered.height:  # the minimums removed every judge: the sentence says so
+        notice("caption", "Filtered out: " + "; ".join(f"{short_label(r['judge'])} ({r['reason']})"
+                                                       for r in ch.filtered.iter_rows(named=True)))
+        return
     if not view.board["rank"].is_not_null().any():
         near = closest_preset(sel.preset, sel.measured) if sel.preset in PRESETS else None
         st.warning("No leaderboard under these weights: the weighted conditions are not measured for the selected "
@@ -91,7 +98,9 @@ def leaderboard(sel) -> None:
     if view.drill is None:
         st.info(view.drill_note or "The drill-down needs at least two ranked judges.")
     elif view.drill.height == 0:
-        st.info("The leader and the runner-up are right and wrong on the same items.")
+        st.info("On the items both judged, the leader and the runner-up are right and wrong on the same ones."
+                + ("" if ch.paired else " Each is scored on its own items here, so they may have judged few or no "
+                                        "items in common."))
     else:
         conds = sorted(view.drill["condition"].unique().to_list())
         cond = st.selectbox("Condition", conds, key=kept("cho_cond", conds[0], options=conds))

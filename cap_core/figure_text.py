@@ -19,16 +19,37 @@ literally), and so do tables (:mod:`ui.text` escapes Markdown where it is shown)
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Iterable
 
-__all__ = ["figure_text", "figure_texts"]
+__all__ = ["figure_text", "figure_texts", "acting", "show_acting"]
+
+#: Characters that act on the text around them instead of being seen, besides the C0/C1 controls
+#: (Unicode category Cc): the line and paragraph separators and the bidirectional marks,
+#: embeddings, overrides and isolates (Unicode TR9: a right-to-left override makes ``exe.txt``
+#: read ``txt.exe``).
+_ACTING = frozenset("\u2028\u2029\u200e\u200f\u061c" + "".join(map(chr, range(0x202A, 0x202F)))
+                    + "".join(map(chr, range(0x2066, 0x206A))))
+
+
+def acting(ch: str) -> bool:
+    """Whether the character ``ch`` acts on the text around it instead of being seen (the one rule
+    for the dashboard's text, its figures and the CLI's output: :data:`_ACTING` and category Cc)."""
+    return ch in _ACTING or unicodedata.category(ch) == "Cc"
+
+
+def show_acting(text: str, *, keep: str = "", form: str = "[U+{:04X}]") -> str:
+    """``text`` with every :func:`acting` character (other than those in ``keep``) written as its code
+    point in ``form`` (``[U+202E]`` by default)."""
+    return "".join(form.format(ord(c)) if c not in keep and acting(c) else c for c in text)
 
 #: Characters plotly.js reads as markup, and the entity it draws as that character.
 _ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
 def figure_text(text: object) -> str | None:
-    """``text`` (shown with ``str``) as plotly draws it literally: ``&``, ``<`` and ``>`` as entities.
+    """``text`` (shown with ``str``) as plotly draws it literally: ``&``, ``<`` and ``>`` as entities,
+    control and bidirectional characters as their code point (:func:`show_acting`).
 
     Parameters
     ----------
@@ -49,7 +70,7 @@ def figure_text(text: object) -> str | None:
     """
     if text is None:
         return None
-    return str(text).translate(_ENTITIES)
+    return show_acting(str(text)).translate(_ENTITIES)
 
 
 def figure_texts(values: Iterable[object]) -> list[str | None]:

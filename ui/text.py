@@ -31,16 +31,15 @@ KINDS = ("error", "warning", "info", "success", "caption")
 _ESCAPE = str.maketrans({c: "\\" + c for c in string.punctuation})
 #: An invisible break (ZERO WIDTH SPACE) that keeps a URL-like run from being recognised as a link.
 _BREAK = "\u200b"
-#: Characters that change how the text around them is shown without being seen: the bidirectional
-#: controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates, U+200E/U+200F and U+061C
-#: marks: a right-to-left override makes ``exe.txt`` read ``txt.exe``) and the C0/C1 control characters
-#: other than tab and line breaks. :func:`plain` shows each as its code point, e.g. ``[U+202E]``.
-_HIDDEN = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Line breaks and tabs that :func:`plain` keeps (it joins lines with spaces); every other character
+#: that acts on the text around it is shown as its code point (:func:`cap_core.figure_text.show_acting`).
+_KEEP = "\t\n\r\u2028\u2029"
 #: Where a renderer that finds links in text would start one (GitHub-flavoured Markdown's autolinks):
-#: the ``:`` of a scheme (a letter before it, non-space after: ``http://``, ``mailto:``), the ``@`` of an
+#: the ``:`` of a scheme before ``//`` (``http://``) or of ``mailto:`` / ``xmpp:``, the ``@`` of an
 #: address, the dot after ``www``. Nothing else gets a break, so numbers (``0.55``), versions
-#: (``Llama-3.1``), times (``12:30``) and abbreviations (``e.g.``) copy as they read.
-_LINKISH = re.compile(r"(?<=[A-Za-z]:)(?=\S)|(?<=@)(?=\w)|(?i:(?<=\bwww)(?=\.))")
+#: (``Llama-3.1``), times (``12:30``), ``benchmark:subset`` labels and abbreviations (``e.g.``)
+#: copy as they read.
+_LINKISH = re.compile(r"(?<=[A-Za-z]:)(?=//)|(?i:(?<=\bmailto:)|(?<=\bxmpp:))(?=\S)|(?<=@)(?=\w)|(?i:(?<=\bwww)(?=\.))")
 
 
 def plain(text: object) -> str:
@@ -53,10 +52,12 @@ def plain(text: object) -> str:
     e-mail addresses into links by finding them in the text after the escapes are read, so an
     escape alone does not stop those (seen in chromium: ``tests/test_browser.py``). The text
     reads the same; only a copy of it carries the invisible breaks. Bidirectional controls and
-    other control characters (:data:`_HIDDEN`) are shown as their code point (``[U+202E]``), so a
+    other control characters (:func:`cap_core.figure_text.acting`) are shown as their code point (``[U+202E]``), so a
     right-to-left override in a link cannot turn the rest of a notice around.
     """
-    shown = _HIDDEN.sub(lambda m: f"[U+{ord(m.group(0)):04X}]", str(text))
+    from cap_core.figure_text import show_acting
+
+    shown = show_acting(str(text), keep=_KEEP)
     broken = _LINKISH.sub(_BREAK, shown)
     return " ".join(broken.translate(_ESCAPE).splitlines())
 

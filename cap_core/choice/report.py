@@ -128,13 +128,15 @@ def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filter
     s = choice.sample_size
     sizes = ""
     if s:
-        def n(x):
-            return "not reachable" if not math.isfinite(x) else f"about {int(x):,}"
+        def n(x):  # "more items" needed: none, about N, or none that would do
+            if not math.isfinite(x):
+                return "no number of more items would do it"
+            return "these items are already enough" if x <= 0 else f"about {int(x):,} more items of this kind"
         on = (f"on {s['n_items']} items" if s.get("paired", True)
               else f"each on its own items ({s['n_items']} for the leader; a rough estimate)")
         sizes = (f"<p>Top two differ by {s['diff']:.1f} points {on}. To separate them at "
-                 f"{s['level']:.0%} (power {s['power']:.0%}): {n(s['more_to_separate'])} more items of this kind; "
-                 f"to show parity within ±{s['margin']:g} points: {n(s['more_for_parity'])} more."
+                 f"{s['level']:.0%} (power {s['power']:.0%}): {n(s['more_to_separate'])}; "
+                 f"to show parity within ±{s['margin']:g} points: {n(s['more_for_parity'])}."
                  f"{' With so few items these counts are rough.' if s.get('small') else ''}</p>")
     notes = "".join(f"<li>{html.escape(t)}</li>" for t in (coverage_notes or []))
     diffs = ("paired bootstrap differences" if choice.paired

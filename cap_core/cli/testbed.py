@@ -101,6 +101,10 @@ def _run_build(args: argparse.Namespace) -> str:
 
     args.repeats, args.temperature = 1, None  # check_call_options reads them
     check_call_options(args)
+    from cap_core.cli.options import check_model_names
+
+    check_model_names(generator=[g for g in args.generator or [] if g != "rules"], subtlety_judge=args.subtlety_judge,
+                      rewriter=None if args.rewriter == "rules" else args.rewriter)
     spec = BuildSpec(generators=tuple(args.generator or ["rules"]), subtlety_judge=args.subtlety_judge,
                      api_base=args.api_base, benchmark=args.benchmark, hard=args.hard,
                      regenerations=args.regenerations, pad_factor=args.pad_factor, rewriter=args.rewriter,

@@ -9,19 +9,13 @@ it and the terminal does not act on it.
 
 from __future__ import annotations
 
-import unicodedata
+from cap_core.figure_text import acting
 
 __all__ = ["visible"]
 
-#: Characters a terminal or a bidirectional renderer acts on besides the C0/C1 controls (Unicode
-#: category Cc): the line and paragraph separators and the bidirectional embeddings, overrides and
-#: isolates (Unicode TR9), which reorder the text around them.
-_ACTING = frozenset("\u2028\u2029\u200e\u200f\u061c" + "".join(map(chr, range(0x202A, 0x202F)))
-                    + "".join(map(chr, range(0x2066, 0x206A))))
-
 
 def _shown(ch: str) -> str:
-    if ch not in _ACTING and unicodedata.category(ch) != "Cc":
+    if not acting(ch):
         return ch
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -28,9 +28,12 @@ def check_offline_model(model: str, *, argument: str = "model") -> None:
     from cap_core.judging.local_providers import LOCAL_MODELS
     from cap_core.judging.smollm import MODELS as SMOLLM_MODELS
 
+    name = model.strip()
     for prefix, known in (("local/", LOCAL_MODELS), ("smollm/", SMOLLM_MODELS)):
-        if model.startswith(prefix) and model not in known:
-            near = difflib.get_close_matches(model, known, n=1)
+        # the provider is matched whatever its case or surrounding spaces (LOCAL/longer, " local/first"):
+        # litellm would take such a name for a hosted model and fail only after the calls
+        if name.lower().startswith(prefix) and model not in known:
+            near = difflib.get_close_matches(name.lower(), known, n=1)
             raise CAPInputError(f"unknown {prefix.rstrip('/')} model", argument=argument,
                                 expected="one of " + ", ".join(known), got=model,
                                 fix=(f"did you mean {near[0]}?" if near else f"e.g. {known[0]}"))

@@ -208,3 +208,16 @@ def test_old_page_paths_switch_to_the_new_ones():
     pages = {info.get("url_pathname") for info in at._registered_pages.values()}
     assert {"profiles", "choose", "compare-judges", "export", "coverage-matrix", "judge-profiles", "download"} <= pages
     del st
+
+
+def test_minimums_that_remove_every_judge_do_not_blame_the_weights():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.switch_page(PAGE).run()
+    at.selectbox(key="sb_benchmark").set_value("judgebench").run()
+    at.multiselect(key="sb_entries").set_value(JUDGES).run()
+    at.text_input(key="sb_min").input("C1=99").run()  # no judge reaches 99 on C1
+    _ok(at)
+    assert "filtered out by the condition minimums" in rendered(at.markdown[0].value) or any(
+        "Every judge was filtered out" in rendered(m.value) for m in at.markdown)
+    assert not any("closest preset" in w.value or "not measured" in w.value for w in at.main.warning)
+    assert any(rendered(c.value).startswith("Filtered out: ") for c in at.caption)

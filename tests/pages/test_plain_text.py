@@ -33,7 +33,8 @@ def test_control_characters_are_shown_and_tabs_and_line_breaks_are_not():
     assert rendered(plain("caf\u00e9 \u4e2d")) == "caf\u00e9 \u4e2d"  # letters of any script untouched
 
 
-@pytest.mark.parametrize("text", ["P(best) 0.55", "Llama-3.1-70B", "e.g. C1=2", "at 12:30", "v1.2.3"])
+@pytest.mark.parametrize("text", ["P(best) 0.55", "Llama-3.1-70B", "e.g. C1=2", "at 12:30", "v1.2.3",
+                                  "judgebench_claude:all"])
 def test_numbers_versions_and_abbreviations_copy_as_they_read(text):
     # no invisible break where no autolink can start: a copy of the page's text is the text
     assert "\u200b" not in plain(text) and rendered(plain(text)) == text
@@ -43,3 +44,13 @@ def test_numbers_versions_and_abbreviations_copy_as_they_read(text):
                                        ("mail a@b.example", "\\@\u200b"), ("WWW.Evil.org", "WWW\u200b")])
 def test_where_an_autolink_would_start_there_is_a_break(text, cut):
     assert cut in plain(text) and rendered(plain(text)) == text
+
+
+def test_figures_and_the_terminal_show_the_same_characters_by_code_point():
+    # one rule (cap_core.figure_text.acting) for the page, its figures and the CLI
+    from cap_core.cli.visible import visible
+    from cap_core.figure_text import figure_text
+
+    assert figure_text("J2\u202eexe.txt <b>") == "J2[U+202E]exe.txt &lt;b&gt;"
+    assert visible("a\x1b[31mb\u202e") == "a\\x1b[31mb\\u202e"
+    assert rendered(plain("a\u2066b")) == "a[U+2066]b"

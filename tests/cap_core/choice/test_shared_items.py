@@ -167,3 +167,13 @@ def test_report_cells_use_the_dashboards_decimals():
     assert by_judge["P"][col["diff_vs_leader"]] == "0.0" and by_judge["C"][col["diff_vs_leader"]] == "20.0"
     assert by_judge["P"][col["score"]] == "100.0" and re.fullmatch(r"[01]\.\d{3}", by_judge["P"][col["p_best"]])
     assert '"direction":"clockwise"' in page.replace(" ", "")
+
+
+def test_report_sample_size_reads_as_a_sentence():
+    """The 8-item case: G and W 100 points apart, separable already (0 more items), parity unreachable."""
+    from cap_core.choice.report import html_report
+
+    got = run_choice(_sep_ds(8), "t", {"C7": 1}, n_resamples=200, seed=0)
+    page = html_report(got.choice, got.inputs.rows, benchmark="t")
+    assert "these items are already enough;" in page and "no number of more items would do it." in page
+    assert "about 0" not in page and "not reachable more" not in page

@@ -111,3 +111,15 @@ def test_the_early_stop_is_decided_before_the_next_call_is_sent(tmp_path):
         assert res.stats["requests"] == 3, concurrency
         assert (res.calls["status"] == "failed").sum() == 3 and (res.calls["status"] == "stopped").sum() == 21
         assert "local/nosuch" in res.stats["halted"]
+
+
+@pytest.mark.parametrize("model", ["LOCAL/longer", " local/longer", "choice: local/nosuch", "SMOLLM/chat"])
+def test_offline_names_in_another_case_or_with_spaces_are_refused_before_any_call(tmp_path, capsys, model):
+    from cap_core.cli.main import main
+
+    out = tmp_path / "run"
+    assert main(["judge", "--items", "testbed", "--model", model, "--cache", str(tmp_path / "c"),
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "argument `--model`" in err and "unknown" in err
+    assert not out.exists() and not (tmp_path / "c").exists()

@@ -113,3 +113,16 @@ def test_page_errors_name_the_page_fields():
     assert "[argument `Correct answer`]" in str(err)
     err = on_page(CAPInputError("over budget", argument="budget_usd", fix="raise --budget-usd or use --api-base"))
     assert "[argument `Budget: dollars`]" in str(err) and "raise 'Budget: dollars' or use 'API base'" in str(err)
+
+
+@pytest.mark.parametrize("extra, option", [(["--generator", "local/nosuch"], "--generator"),
+                                           (["--subtlety-judge", "LOCAL/nosuch"], "--subtlety-judge")])
+def test_an_unknown_offline_model_is_refused_before_the_estimate(capsys, tmp_path, extra, option):
+    from cap_core.cli.main import main
+
+    out = tmp_path / "tb"
+    assert main(["testbed", "build", "tests/fixtures/testbed/questions.csv", "--out", str(out), "--dry-run",
+                 *extra]) == 2
+    err = capsys.readouterr()
+    assert f"argument `{option}`" in err.err and "unknown local model" in err.err and "estimate" not in err.out
+    assert not out.exists()
