@@ -3,7 +3,7 @@
 import polars as pl
 import streamlit as st
 
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.glossary import help_text
 from cap_core.schema import CONDITION_IDS
 from components.spearman_matrix import ranked_blocks, spearman_matrix
@@ -66,10 +66,10 @@ else:
                         key="cs_bench_fig" if i == 0 else f"cs_bench_fig_{i + 1}")
     ok = pairs.filter(pl.col("status") == "ok")
     if ok.height:
-        st.caption(f"Mean ρ over {ok.height} of {pairs.height} pair(s): {ok['rho'].mean():.2f}.")
+        st.caption(f"Mean ρ over {ok.height} of {counted(pairs.height, 'pair')}: {ok['rho'].mean():.2f}.")
     missing = pairs.filter(pl.col("status") != "ok")
     if missing.height:  # every pair without a ρ, by name, with the reason
-        st.caption(f"No ρ for {missing.height} pair(s): " + "; ".join(
+        st.caption(f"No ρ for {counted(missing.height, 'pair')}: " + "; ".join(
             f"{r['view_a']} – {r['view_b']} ({r['reason'] or r['status']})" for r in missing.iter_rows(named=True))
             + ".")
     with st.expander("Pairs"):
@@ -92,7 +92,7 @@ else:
         st.plotly_chart(spearman_matrix(cpairs, "condition_a", "condition_b", f"{view}: ρ between conditions"),
                         key="cs_cond_fig")
     mean = "n/a" if s["mean_abs_rho"] is None else f"{s['mean_abs_rho']:.2f}"
-    st.caption(f"Mean |ρ| {mean} over {s['n_pairs']} pair(s); {s['n_negative']} negative; {s['n_na']} n/a.")
+    st.caption(f"Mean |ρ| {mean} over {counted(s['n_pairs'], 'pair')}; {s['n_negative']} negative; {s['n_na']} n/a.")
 
 st.subheader("Strict vs pure consistency (C5–C7)", help=help_text("strict") + " · " + help_text("consistency"))
 st.caption(

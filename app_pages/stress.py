@@ -10,7 +10,7 @@ import streamlit as st
 
 from cap_core.analyses.stress import default_pair, side_name
 from cap_core.config import N_RESAMPLES
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.glossary import help_text
 from components.stress_heatmap import (
     stress_heatmap,
@@ -78,7 +78,7 @@ else:
         else:
             n_sep = int(d["separated"].sum())
             st.markdown(f"**{plain(side_name(*base_side))} → {plain(side_name(*str_side))}**: "
-                        f"{d['judge'].n_unique()} judge(s), "
+                        f"{counted(d['judge'].n_unique(), 'judge')}, "
                         f"{d['condition'].n_unique()} condition(s) measured on both sides; {n_sep} of {d.height} "
                         "δ have a 95% interval that excludes 0.")
             st.plotly_chart(stress_interval_figure(d), key="st_d_fig")
@@ -120,7 +120,8 @@ except CAPInputError as err:
     st.stop()
 
 n_judges = per_judge.height
-st.markdown(f"**{n_judges}** judge(s) measured on both benchmarks, **{per_cond.height}** shared condition(s).")
+st.markdown(f"**{counted(n_judges, 'judge')}** measured on both benchmarks, "
+            f"**{counted(per_cond.height, 'shared condition')}**.")
 if n_judges == 1:
     st.info("Only one judge is shared: δ is shown, but there is no ranking across judges.")
 st.plotly_chart(stress_heatmap(deltas, per_judge), key="st_heatmap")

@@ -155,7 +155,7 @@ def mostly_na(frame: pl.DataFrame, what: str = "pairs", *, status: str = "status
 
     ``frame`` has one row per grid cell pair with a ``status`` column (``"ok"`` or not) and,
     optionally, a ``reason`` column; the line counts the n/a rows and names their reasons,
-    most frequent first, e.g. ``"25 of 28 pairs are n/a: 1 shared judge(s); a rank correlation
+    most frequent first, e.g. ``"25 of 28 pairs are n/a: 1 shared judge; a rank correlation
     needs at least 3 (25)."``.
     """
     if frame.height == 0 or status not in frame.columns:

@@ -172,6 +172,9 @@ def restore() -> None:
         if len(key) > 100 or len(value) > MAX_VALUE_LENGTH:
             state.url_notice(f"Ignored the link's parameter {key[:40]!r}: longer than {MAX_VALUE_LENGTH} characters.")
             continue
+        given = len(qp.get_all(key))
+        if given > 1:  # st.query_params keeps the last: say so rather than choose silently
+            state.url_notice(f"The link gives {key[:40]!r} {given} times; only the last ({value[:40]!r}) is used.")
         if key == "src":
             if value in SOURCE_CODES:
                 ss["sb_source"] = SOURCE_CODES[value]

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from cap_core.errors import CAPInputError
+from cap_core.errors import CAPInputError, counted
 from cap_core.profile.selection import list_views, view_cells
 
 __all__ = ["spearman_pair", "cross_benchmark_spearman", "cross_condition_spearman", "redundancy_summary"]
@@ -77,7 +77,7 @@ def spearman_pair(x, y, *, exact: bool = False) -> dict:
     n = int(a.size)
     out = {"n": n, "rho": None, "p_value": None, "p_method": "", "status": "n/a", "reason": ""}
     if n < _MIN_JUDGES:
-        out["reason"] = f"{n} shared judge(s); a rank correlation needs at least {_MIN_JUDGES}"
+        out["reason"] = f"{counted(n, 'shared judge')}; a rank correlation needs at least {_MIN_JUDGES}"
         return out
     if np.all(a == a[0]) or np.all(b == b[0]):
         out["reason"] = "all judges have the same value on one side; ranks are undefined"

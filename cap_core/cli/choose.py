@@ -174,7 +174,8 @@ def _choose(args: argparse.Namespace) -> str:
                                     expected="one of " + ", ".join(sorted(locked)),
                                     fix="name a judge the baseline was locked with")
     if (args.html or args.lock) and len(benches) != 1:
-        raise CAPInputError("--html and --lock describe one benchmark", argument="--benchmark", got=benches,
+        raise CAPInputError("an HTML report (report, or choose --html) and a lock (--lock) describe one benchmark",
+                            argument="--benchmark", got=benches,
                             expected="exactly one --benchmark", fix="add --benchmark NAME")
     published = None
     if args.published:

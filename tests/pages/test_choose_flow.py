@@ -221,3 +221,13 @@ def test_minimums_that_remove_every_judge_do_not_blame_the_weights():
         "Every judge was filtered out" in rendered(m.value) for m in at.markdown)
     assert not any("closest preset" in w.value or "not measured" in w.value for w in at.main.warning)
     assert any(rendered(c.value).startswith("Filtered out: ") for c in at.caption)
+
+
+def test_a_parameter_given_twice_is_said_and_the_last_used():
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update({"bench": "judgebench", "w": ["C1=1", "C7=2"]})
+    at.run()
+    _ok(at)
+    note = " ".join(rendered(w.value) for w in at.warning)
+    assert "The link gives 'w' 2 times; only the last ('C7=2') is used." in note
+    assert at.slider(key="sb_w_C7").value == 2.0 and at.slider(key="sb_w_C1").value == 0.0
