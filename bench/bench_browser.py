@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import result  # noqa: E402
+from bench.common import TIMED_SERVER, result  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,23 +55,6 @@ st.title("Hello")
 st.plotly_chart(go.Figure(go.Bar(x=["a", "b", "c"], y=[3, 1, 2])))
 '''
 
-#: ``streamlit`` with the start, end, wall and thread-CPU time of every script run appended to $CAP_RUN_LOG.
-_TIMED_SERVER = """
-import json, os, sys, time
-from streamlit.runtime.scriptrunner import script_runner as sr
-_run = sr.ScriptRunner._run_script
-def timed(self, rerun_data):
-    t, c = time.time(), time.thread_time()
-    try:
-        return _run(self, rerun_data)
-    finally:
-        with open(os.environ["CAP_RUN_LOG"], "a") as f:
-            f.write(json.dumps({"start": t, "end": time.time(), "cpu_ms": (time.thread_time() - c) * 1000,
-                                "page": getattr(rerun_data, "page_name", None) or ""}) + "\\n")
-sr.ScriptRunner._run_script = timed
-from streamlit.web import cli
-sys.exit(cli.main())
-"""
 
 #: Counts the websocket frames the page receives (and their bytes) before it is told to stop counting.
 _WS_COUNT = """
@@ -122,7 +105,7 @@ class Server:
         self.log.touch()
         self.t0 = time.time()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _TIMED_SERVER, "run", script, "--server.port", str(self.port),
+            [sys.executable, "-c", TIMED_SERVER, "run", script, "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"], cwd=cwd, env=_env(self.log, tmp), stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from bench.common import result  # noqa: E402
+from bench.common import TIMED_SERVER, result  # noqa: E402
 
 HEAVY = ("litellm", "sklearn", "scipy.stats", "cap_core.audit.surface", "dask", "statsmodels", "huggingface_hub",
          "llama_cpp")
@@ -77,23 +77,6 @@ def _slider_ms(app: str, page: str) -> list[float]:
     return runs
 
 
-#: Runs ``streamlit`` with the wall and thread-CPU time of every script run appended to $CAP_RUN_LOG (JSON lines).
-_TIMED_SERVER = """
-import json, os, sys, time
-from streamlit.runtime.scriptrunner import script_runner as sr
-_run = sr.ScriptRunner._run_script
-def timed(self, rerun_data):
-    t, c = time.perf_counter(), time.thread_time()
-    try:
-        return _run(self, rerun_data)
-    finally:
-        with open(os.environ["CAP_RUN_LOG"], "a") as f:
-            f.write(json.dumps({"wall_ms": (time.perf_counter() - t) * 1000,
-                                "cpu_ms": (time.thread_time() - c) * 1000}) + "\\n")
-sr.ScriptRunner._run_script = timed
-from streamlit.web import cli
-sys.exit(cli.main())
-"""
 
 
 def _process_cpu(pid: int) -> float:
@@ -120,7 +103,7 @@ def _server_slider_ms(paths: tuple[str, ...] = ("profiles", "choose"), moves: in
         port = s.getsockname()[1]
     log = Path(tempfile.mkdtemp(prefix="cap-bench-runs-")) / "runs.jsonl"
     log.touch()
-    proc = subprocess.Popen([sys.executable, "-c", _TIMED_SERVER, "run", "app.py", "--server.port", str(port),
+    proc = subprocess.Popen([sys.executable, "-c", TIMED_SERVER, "run", "app.py", "--server.port", str(port),
                              "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT,
                             env={**os.environ, "CAP_RUN_LOG": str(log)}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

@@ -42,3 +42,25 @@ def result(figure: str, value: float, unit: str, target: str, met: bool, *, base
            "peak_mb": round(peak_rss_mb() if peak_mb is None else peak_mb, 1),
            "load": round(os.getloadavg()[0], 1), "note": note}
     print("RESULT " + json.dumps(rec), flush=True)
+
+
+#: ``python -c TIMED_SERVER run APP ...`` runs ``streamlit`` and appends one JSON line per script run to
+#: ``$CAP_RUN_LOG``: its ``start`` and ``end`` (epoch seconds), ``wall_ms`` and thread ``cpu_ms``, and the
+#: ``page`` it ran. The one server wrapper of the page and browser benchmarks.
+TIMED_SERVER = """
+import json, os, sys, time
+from streamlit.runtime.scriptrunner import script_runner as sr
+_run = sr.ScriptRunner._run_script
+def timed(self, rerun_data):
+    t, p, c = time.time(), time.perf_counter(), time.thread_time()
+    try:
+        return _run(self, rerun_data)
+    finally:
+        with open(os.environ["CAP_RUN_LOG"], "a") as f:
+            f.write(json.dumps({"start": t, "end": time.time(), "wall_ms": (time.perf_counter() - p) * 1000,
+                                "cpu_ms": (time.thread_time() - c) * 1000,
+                                "page": getattr(rerun_data, "page_name", None) or ""}) + "\\n")
+sr.ScriptRunner._run_script = timed
+from streamlit.web import cli
+sys.exit(cli.main())
+"""

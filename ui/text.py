@@ -24,6 +24,8 @@ from typing import Any
 
 import streamlit as st
 
+from cap_core.figure_text import show_acting
+
 __all__ = ["plain", "notice", "KINDS"]
 
 #: The message elements :func:`notice` draws.
@@ -55,8 +57,6 @@ def plain(text: object) -> str:
     other control characters (:func:`cap_core.figure_text.acting`) are shown as their code point (``[U+202E]``), so a
     right-to-left override in a link cannot turn the rest of a notice around.
     """
-    from cap_core.figure_text import show_acting
-
     shown = show_acting(str(text), keep=_KEEP)
     broken = _LINKISH.sub(_BREAK, shown)
     return " ".join(broken.translate(_ESCAPE).splitlines())
