@@ -208,6 +208,25 @@ def test_pages_draw_and_a_download_keeps_the_page(server, browser, shots):
     page.close()
 
 
+def test_the_chart_library_is_fetched_ahead_and_takes_no_room(server, browser):
+    # ui.preload: the router's first sidebar element imports plotly.js while the server computes the
+    # page, so a page without any chart (the glossary) has fetched it too; its hidden container and
+    # the wrapper around it take no room (the sidebar's links start where they would without it)
+    page = _open(browser, server + "/glossary")
+    expect(page.get_by_role("heading", name="Glossary").first).to_be_visible(timeout=SLOW)
+    expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0
+    fetched = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name.split('/').pop())")
+    expect_name = re.compile(r"PlotlyChart\.[\w-]+\.js")
+    assert any(expect_name.fullmatch(n) for n in fetched), [n for n in fetched if n.endswith(".js")][:20]
+    box = page.locator(".st-key-cap_preload")
+    assert box.count() == 1 and box.bounding_box() is None  # display: none
+    wrapper = page.locator('[data-testid="stLayoutWrapper"]:has(> .st-key-cap_preload)')
+    assert wrapper.count() == 1 and wrapper.bounding_box() is None
+    _clean(page)
+    page.close()
+
+
 LEADER = '[data-testid="stMarkdownContainer"] strong'
 
 

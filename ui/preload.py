@@ -46,7 +46,8 @@ def module_names() -> tuple[str, ...]:
 def _script(names: tuple[str, ...]) -> str:
     # the frontend's own entry module gives the folder the modules are served from (any base URL path);
     # the imports run one after the other, so the chart library comes first
-    return (f"<style>.st-key-{_KEY} {{display: none;}}</style><script>(async () => {{"
+    return (f"<style>.st-key-{_KEY}, [data-testid=\"stLayoutWrapper\"]:has(> .st-key-{_KEY}) {{display: none;}}"
+            "</style><script>(async () => {"
             "const entry = document.querySelector('script[type=\"module\"][src*=\"/static/js/index.\"]');"
             "if (!entry) return; const base = entry.src.slice(0, entry.src.lastIndexOf('/') + 1);"
             f"for (const name of {json.dumps(list(names))}) {{ try {{ await import(base + name); }} "
@@ -78,13 +79,30 @@ def _import_pandas_aside() -> None:
     threading.Thread(target=run, name="cap-import-pandas", daemon=True).start()
 
 
+def _skip_direct_run_check() -> None:
+    """Tell Streamlit its "run me with `streamlit run`" check is done (this app is always run that way).
+
+    Streamlit makes that check when a process sends its first element: it asks
+    :func:`inspect.stack` for the caller's frames, which resolves the real path of every
+    loaded module's file (one ``lstat`` per path component, ~12,000 here, 0.3-0.4 s of the
+    first page view after a server start, while the pandas import aside adds modules). The
+    check can only print a warning to the console, and only when the script is not run by
+    ``streamlit run``. Setting Streamlit's flag that the warning was shown skips it; a
+    Streamlit that no longer has the flag ignores the attribute.
+    """
+    from streamlit import delta_generator
+
+    delta_generator._use_warning_has_been_displayed = True
+
+
 def preload() -> None:
     """Send the import script once per session, as early in the run as it is called (and, once per
     process, start importing pandas aside: :func:`_import_pandas_aside`)."""
+    _skip_direct_run_check()
     _import_pandas_aside()
     names = module_names()
     if not names or st.session_state.get(_SENT):
         return
     st.session_state[_SENT] = True
-    with st.container(key=_KEY):
+    with st.sidebar.container(key=_KEY):
         st.html(_script(names), unsafe_allow_javascript=True)
