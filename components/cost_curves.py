@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from components.colors import judge_colour
+from cap_core.colours import judge_colour
 from components.labels import figure_text, figure_texts
 from components.plotting import go
 
@@ -16,7 +16,7 @@ def cascade_curve_figure(curves: dict[str, pl.DataFrame], point: dict | None = N
 
     ``curves`` maps fallback -> frame with ``tau, accuracy, deferral_pct, usd_per_1000``;
     ``point`` (keys ``usd_per_1000``, ``accuracy``, ``tau``) marks the current τ. Each line takes
-    its fallback judge's colour (:func:`components.colors.judge_colour`).
+    its fallback judge's colour (:func:`cap_core.colours.judge_colour`).
     """
     fig = go.Figure()
     for fb, c in curves.items():

@@ -6,7 +6,7 @@ import polars as pl
 
 from cap_core.errors import CAPInputError
 from cap_core.schema import CONDITION_IDS, CONDITIONS
-from components.colors import judge_colour
+from cap_core.colours import judge_colour
 from components.labels import figure_text, short_labels
 from components.plotting import go
 
@@ -98,7 +98,7 @@ def radar_figure(rows: pl.DataFrame, *, label_col: str = "label", title: str | N
         the entry lacks a condition, so the outline breaks there (a gap, never a
         zero; ``connectgaps`` is off). Hover shows the value and, when ``rows`` has
         ``ci_low`` / ``ci_high``, its 95% interval (``text``). Each entry's line and markers
-        take the judge's colour (:func:`components.colors.judge_colour`). Radial axis fixed to 0-100 percent with rings at
+        take the judge's colour (:func:`cap_core.colours.judge_colour`). Radial axis fixed to 0-100 percent with rings at
         25/50/75/100 and no tick labels (see :data:`RADAR_SCALE`). Entry ``i`` gets marker
         symbol ``MARKER_SYMBOLS[i % 10]`` and size ``max(6, 12 - 2 i)`` (drawn largest first),
         so entries with equal values stay visible when only a few conditions are measured.

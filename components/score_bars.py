@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from components.colors import judge_colour
+from cap_core.colours import judge_colour
 from components.labels import figure_text, short_labels
 from components.plotting import go
 

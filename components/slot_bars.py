@@ -6,7 +6,7 @@ import math
 
 import polars as pl
 
-from components.colors import judge_colour
+from cap_core.colours import judge_colour
 from components.labels import figure_text
 from components.plotting import go
 

@@ -3,14 +3,14 @@
 Pure: frames in, ``go.Figure`` out. The frames hold proportions (as
 :mod:`cap_core.validity` computes them); the figure shows percent, like every rate on the
 pages: x = invariance S (%), y = sensitivity R (%) (Validity Fig. 3 / Fig. 5). Each judge
-takes its colour from :func:`components.colors.judge_colour`.
+takes its colour from :func:`cap_core.colours.judge_colour`.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from components.colors import judge_colour
+from cap_core.colours import judge_colour
 from components.labels import figure_text
 from components.plotting import go
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from components.colors import judge_colour
+from cap_core.colours import judge_colour
 from components.labels import figure_text, figure_texts, short_labels
 from components.plotting import go
 
@@ -64,7 +64,7 @@ def stress_interval_figure(deltas: pl.DataFrame) -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        One ``Scatter`` trace per judge in its colour (:func:`components.colors.judge_colour`),
+        One ``Scatter`` trace per judge in its colour (:func:`cap_core.colours.judge_colour`),
         one row per judge and condition (y = ``"judge · condition"``, judges in table order)
         with asymmetric 95% whiskers; a dotted line at 0; hover gives δ, the interval and
         both values.

@@ -59,24 +59,29 @@ def _cell(v, column: str = "") -> str:
     return html.escape(str(v))
 
 
+def _colour(row: dict, colours: Mapping[str, str] | None, rule) -> str:
+    """A leaderboard row's line colour: the caller's for its label, else the judge's own
+    (:func:`cap_core.colours.judge_colour`, the dashboard's rule)."""
+    label = row["label"] if row.get("label") is not None else row["judge"]
+    return (colours or {}).get(label) or rule(label)
+
+
 def _radar(profile: pl.DataFrame, board: pl.DataFrame, colours: Mapping[str, str] | None = None,
            with_plotly: bool = True) -> str:
-    import plotly.colors
     import plotly.graph_objects as go
 
-    palette = plotly.colors.qualitative.D3  # distinct lines when the caller gives no colours (CLI)
+    from cap_core.colours import judge_colour
 
     fig = go.Figure()
     prim = profile.filter(pl.col("primary") & pl.col("condition").is_in(list(CONDITION_IDS))).with_columns(
         pl.col("subset").fill_null("all"), pl.col("source").fill_null("computed"))
-    for k, r in enumerate(board.filter(pl.col("rank").is_not_null()).head(8).iter_rows(named=True)):
+    for r in board.filter(pl.col("rank").is_not_null()).head(8).iter_rows(named=True):
         mine = prim.filter((pl.col("judge") == r["judge"]) & (pl.col("subset") == r["subset"])
                            & (pl.col("source") == r["source"]))
         val = {c: v for c, v in zip(mine["condition"], mine["value"])}
         fig.add_trace(go.Scatterpolar(r=[val.get(c) for c in CONDITION_IDS], theta=list(CONDITION_IDS),
                                       name=figure_text(r["judge"][:60]), connectgaps=False, mode="lines+markers",
-                                      line={"color": (colours or {}).get(r["label"] if "label" in r else r["judge"])
-                                            or palette[k % len(palette)]}))
+                                      line={"color": _colour(r, colours, judge_colour)}))
     # C1 at the top, clockwise: the dashboard's radar (components/radar.py) reads the same way
     fig.update_layout(polar={"radialaxis": {"range": [0, 100]},
                              "angularaxis": {"direction": "clockwise", "categoryorder": "array",
@@ -102,8 +107,8 @@ def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filter
     when : datetime, optional
         Report date (default: now, UTC).
     colours : mapping, optional
-        Line colour per leaderboard label (the dashboard passes each judge's page colour);
-        without it the radar uses a fixed qualitative palette in rank order.
+        Line colour per leaderboard label; a label without one takes its judge's colour
+        (:func:`cap_core.colours.judge_colour`), the colour the dashboard draws it in.
     """
     from cap_core.choice.figures import leaderboard_bars
     from cap_core.profile.weights import weight_shares

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from components.colors import KNOWN_GROUPS, PALETTE, judge_colour, judge_key
+from cap_core.colours import KNOWN_GROUPS, PALETTE, judge_colour, judge_key
 from components.radar import radar_figure
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,7 +36,7 @@ def test_judges_shown_together_never_share_a_colour():
 
 
 def test_the_colour_does_not_depend_on_the_process_hash_seed():
-    code = "from components.colors import judge_colour; print(judge_colour('my-own/judge'), judge_colour('GPT-4o'))"
+    code = "from cap_core.colours import judge_colour; print(judge_colour('my-own/judge'), judge_colour('GPT-4o'))"
     outs = {subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(outs) == 1 and outs.pop().split() == [judge_colour("my-own/judge"), judge_colour("GPT-4o")]

@@ -233,7 +233,7 @@ def choose_view(sel: Chosen) -> ChooseView:
 def _html_bytes(key: tuple, weights: tuple[tuple[str, float], ...], filters_text: str, _view: ChooseView) -> bytes:
     from cap_core.choice.filters import parse_filters
     from cap_core.choice.report import html_report
-    from components.colors import judge_colours
+    from cap_core.colours import judge_colours
 
     s = _view.settings
     text = html_report(_view.choice, _view.rows.drop("label"), benchmark=key[1], filters=parse_filters(filters_text),

@@ -197,3 +197,20 @@ def test_a_passing_gate_says_so_naming_threshold_and_baseline(data, tmp_path, ca
     # the same data against its own lock: the same verdicts on all 350 items, a difference of exactly 0
     assert line.startswith(f"gate passed: not significantly below the baseline {lock}: {JUDGE}: weighted score 61.5 "
                            "vs baseline 61.5 on the 350 shared items (paired difference +0.0")
+
+
+def test_report_draws_each_judge_in_its_dashboard_colour(data, tmp_path):
+    # the radar of `report` / `choose --html` uses the judge colour rule of every dashboard page
+    # (cap_core.colours): each shipped judge has its fixed colour, whatever its rank in this report
+    import re
+
+    from cap_core.colours import KNOWN_COLOURS, judge_key
+
+    out = tmp_path / "colours.html"
+    assert run(["report", "--data", str(data[0]), "--benchmark", JB, "--preset", "balanced", "--out", str(out),
+                "--bootstrap", "100"]) == 0
+    drawn = dict((name, colour) for colour, name in re.findall(
+        r'"line":\{"color":"(#[0-9A-Fa-f]{6})"\},"mode":"lines\+markers","name":"([^"]+)"', out.read_text()))
+    assert len(drawn) == 8
+    assert drawn == {name: KNOWN_COLOURS[judge_key(name)] for name in drawn}
+    assert len(set(drawn.values())) == 8  # shipped judges shown together never share a colour

@@ -2,7 +2,8 @@
 
 A judge's colour is a function of its name alone, never of which other judges are drawn:
 adding, removing or reordering judges never recolours the others, and a judge drawn on
-Profiles, Stress, Frontiers or Cascades has the same colour everywhere.
+Profiles, Stress, Frontiers or Cascades has the same colour everywhere, in the dashboard's
+HTML report and in the one ``choose --html`` writes (the rule lives in the core so both use it).
 
 * The judges CAP Studio ships (the published CAP judges, the default data's JudgeBench and
   LLMBar judges, the Validity judges and the local judges) have a fixed colour each,
@@ -11,7 +12,7 @@ Profiles, Stress, Frontiers or Cascades has the same colour everywhere.
 * Any other name gets the entry of :data:`PALETTE` picked by a stable hash (SHA-256, not
   Python's salted ``hash``) of the name; two such judges can meet on one colour. Entries of one judge from several
 sources (``"GPT-4o · CAP Table 3 · all"``, ``"GPT-4o [math]"``) share its colour: the name
-is read with :func:`judge_key`; markers (:data:`components.radar.MARKER_SYMBOLS`) and
+is read with :func:`judge_key`; markers (the dashboard's radar symbols) and
 legends tell such entries apart, as they do for two judges whose hashes meet.
 """
 
