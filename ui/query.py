@@ -33,6 +33,7 @@ disk; those settings are neither read from a link nor written into one.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import streamlit as st
@@ -89,9 +90,13 @@ def link_may_set(key: str, page: str | None = None) -> bool:
 
 
 def _plain_value(value: object) -> bool:
-    """A JSON value a widget can hold: text, a number, a bool, or a flat list of text and numbers."""
-    return isinstance(value, (str, int, float, bool)) or (
-        isinstance(value, list) and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in value))
+    """A JSON value a widget can hold: text, a finite number, a bool, or a flat list of text and finite
+    numbers (``Infinity`` and ``NaN``, which Python's JSON reader accepts, are no widget's value)."""
+    def one(x: object) -> bool:
+        return isinstance(x, (str, int)) or (isinstance(x, float) and math.isfinite(x))
+
+    return isinstance(value, bool) or one(value) or (
+        isinstance(value, list) and all(one(x) and not isinstance(x, bool) for x in value))
 
 
 def weights_text(weights: dict[str, float]) -> str:

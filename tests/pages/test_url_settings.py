@@ -17,8 +17,7 @@ def _open(page: str, params: dict[str, str]) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
     for k, v in params.items():
         at.query_params[k] = v
-    at.run()
-    return at.switch_page(page).run()
+    return at.switch_page(page).run()  # the link's page is the session's first run
 
 
 @pytest.mark.parametrize("page, key, text, default", [
@@ -55,3 +54,15 @@ def test_a_path_on_the_disk_is_not_taken_from_a_link(text):
     assert not at.exception
     assert at.text_input(key="lab_path").value == ""
     assert any("lab_path" in w and "Ignored" in w and "cannot set" in w for w in said), said
+
+
+@pytest.mark.parametrize("text", ["Infinity", "-Infinity", "NaN", "[1, NaN]"])
+def test_a_link_number_that_is_not_finite_is_ignored_when_the_link_opens(text):
+    # the Labelling page draws its seed only once items are given: the notice cannot wait for the widget
+    at = _open("app_pages/labelling.py", {"s.lab_seed": text})
+    assert not at.exception
+    said = [rendered(w.value) for w in at.warning]
+    assert any("lab_seed" in w and "Ignored" in w for w in said), said
+    from ui.state import STORE
+
+    assert "lab_seed" not in (at.session_state[STORE] if STORE in at.session_state else {})
