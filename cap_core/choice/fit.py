@@ -74,7 +74,7 @@ def closest_preset(name: str | Mapping[str, float] | None, measured: list[str]) 
 
 
 def unscored_error(benchmark: str, rows: pl.DataFrame, weights: Mapping[str, float], *,
-                   preset: str | None = None, argument: str = "weights") -> CAPInputError:
+                   preset: str | None = None, argument: str = "weights", filters: tuple = ()) -> CAPInputError:
     """The error for weights under which no judge of ``benchmark`` has a score.
 
     Parameters
@@ -89,6 +89,8 @@ def unscored_error(benchmark: str, rows: pl.DataFrame, weights: Mapping[str, flo
         The preset the weights came from (None for hand-set weights).
     argument : str
         The option or argument to name.
+    filters : tuple of Filter
+        The condition minimums in force (:func:`cap_core.choice.filters.parse_filters`).
 
     Returns
     -------
@@ -96,7 +98,8 @@ def unscored_error(benchmark: str, rows: pl.DataFrame, weights: Mapping[str, flo
         Names the weighted conditions not measured on ``benchmark``, the conditions it does
         measure and a fix: the closest fitting preset (:func:`closest_preset`) or weights over
         the measured conditions. When the weighted conditions are measured but only for
-        judges the minimums removed, says so instead.
+        judges the minimums removed, says so instead, naming a minimum on a condition that
+        is not measured here (it removes every judge).
     """
     from cap_core.choice.leaderboard import condition_ranges
 
@@ -104,6 +107,14 @@ def unscored_error(benchmark: str, rows: pl.DataFrame, weights: Mapping[str, flo
     weighted = [c for c in CONDITION_IDS if float(weights.get(c, 0.0)) > 0]
     asked = f"preset {preset!r}" if preset else "--weights"
     if _fits(weights, measured):
+        unmeasured = [f for f in filters if f.condition not in measured]
+        if unmeasured:
+            said = condition_ranges(measured) if measured else "no condition"
+            which = ", ".join(f.text() for f in unmeasured)
+            return CAPInputError(f"no judge has a score on {benchmark}: the minimum {which} is on a condition not "
+                                 f"measured there (it measures {said}), so no judge can meet it",
+                                 argument="--min", got=which,
+                                 fix="drop that minimum, or set minimums on measured conditions only")
         return CAPInputError(f"no judge has a score on {benchmark}: every judge measuring "
                              f"{condition_ranges([c for c in weighted if c in measured])} was filtered out by the "
                              "condition minimums", argument="--min", got=None,

@@ -199,7 +199,7 @@ def _choose(args: argparse.Namespace) -> str:
 
         raise unscored_error(", ".join(benches), pl.concat([got.inputs.rows for got in results.values()]),
                              weights, preset=None if args.weights is not None else (args.preset or "balanced"),
-                             argument="--weights" if args.weights is not None else "--preset")
+                             argument="--weights" if args.weights is not None else "--preset", filters=filters)
     boards, profiles, choices = [], [], {}
     for bench, got in results.items():
         ch, rows = got.choice, got.inputs.rows

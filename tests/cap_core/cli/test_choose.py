@@ -214,3 +214,13 @@ def test_report_draws_each_judge_in_its_dashboard_colour(data, tmp_path):
     assert len(drawn) == 8
     assert drawn == {name: KNOWN_COLOURS[judge_key(name)] for name in drawn}
     assert len(set(drawn.values())) == 8  # shipped judges shown together never share a colour
+
+
+def test_a_minimum_on_an_unmeasured_condition_is_named(data, tmp_path, capsys):
+    # JudgeBench measures C1, C2 and C7 (its coverage plan): a minimum on C3 removes every judge, and says why
+    out = tmp_path / "s.csv"
+    assert run(["choose", "--data", str(data[0]), "--benchmark", JB, "--preset", "balanced",
+                "--min", "C3=50,C7=10", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and not out.exists()
+    assert "C3=50 is on a condition not measured" in err and "it measures C1, C2, C7" in err
