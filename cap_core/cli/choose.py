@@ -148,8 +148,11 @@ def _choose(args: argparse.Namespace) -> str:
     else:
         name = args.preset or "balanced"
         if name not in PRESETS:
+            from cap_core.schema import suggest_name
+
+            near = suggest_name(name, PRESETS)
             raise CAPInputError("unknown preset", argument="--preset", got=name, expected="one of " + ", ".join(PRESETS),
-                                fix="pick a preset or pass --weights")
+                                fix=f"did you mean {near!r}?" if near else "pick a preset or pass --weights")
         weights = dict(PRESETS[name])
     filters = parse_filters(args.min, argument="--min")
     gates = _gates(args.fail_below)
@@ -158,8 +161,12 @@ def _choose(args: argparse.Namespace) -> str:
     benches = args.benchmark or ds.benchmarks
     unknown = [b for b in benches if b not in ds.benchmarks]
     if unknown:
+        from cap_core.schema import suggest_name
+
+        near = suggest_name(unknown[0], ds.benchmarks)
         raise CAPInputError("unknown benchmark", argument="--benchmark", got=unknown[0],
-                            expected="one of " + ", ".join(ds.benchmarks), fix="name a benchmark of the dataset")
+                            expected="one of " + ", ".join(ds.benchmarks),
+                            fix=f"did you mean {near!r}?" if near else "name a benchmark of the dataset")
     if baseline is not None:  # everything about the baseline is checked before the estimate
         if baseline["benchmark"] not in benches:
             raise CAPInputError("the baseline's benchmark was not ranked", argument="--baseline",

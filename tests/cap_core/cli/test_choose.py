@@ -224,3 +224,14 @@ def test_a_minimum_on_an_unmeasured_condition_is_named(data, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and not out.exists()
     assert "C3=50 is on a condition not measured" in err and "it measures C1, C2, C7" in err
+
+
+@pytest.mark.parametrize("option, typo, meant", [("--preset", "balancd", "balanced"),
+                                                 ("--benchmark", "judgebnch", JB)])
+def test_a_misspelt_preset_or_benchmark_gets_the_closest_name(data, tmp_path, capsys, option, typo, meant):
+    argv = ["choose", "--data", str(data[0]), "--out", str(tmp_path / "s.csv"), option, typo]
+    if option == "--preset":
+        argv += ["--benchmark", JB]
+    assert run(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"did you mean {meant!r}?" in err
