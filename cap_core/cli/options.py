@@ -54,7 +54,12 @@ class InputName(str):
 
 
 def output_file(text: str) -> OutputFile:
-    """``argparse`` type of an option naming a file the verb writes (checked by :func:`check_paths`)."""
+    """``argparse`` type of an option naming a file the verb writes (checked by :func:`check_paths`).
+
+    ``-`` is refused: the verbs write files (a table, a report, a lock), never to standard output,
+    and a file named ``-`` is what a user who meant standard output would not look for."""
+    if text.strip() == "-":
+        raise argparse.ArgumentTypeError("a file path, not '-' (this verb writes a file, not standard output)")
     return OutputFile(text)
 
 

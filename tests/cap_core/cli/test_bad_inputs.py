@@ -132,6 +132,7 @@ KINDS: list[tuple[str, list[str], str]] = [
     ("summary: --out replaces the data's judgments", ["summary", "--data", "{D}", "--out",
                                                       "{D}/judgments.parquet"], "--out"),
     ("summary: --out is a folder", ["summary", "--data", "{D}", "--out", "{D}"], "--out"),
+    ("summary: --out - (standard output is not a file)", ["summary", "--data", "{D}", "--out", "-"], "--out"),
     ("coverage: --out replaces the data's judgments", ["coverage", "--data", "{D}", "--out",
                                                        "{D}/judgments.parquet"], "--out"),
     # -- choose: weights, presets, minimums, gates ------------------------------------------------
