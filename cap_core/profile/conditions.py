@@ -62,10 +62,7 @@ import numpy as np
 import polars as pl
 
 from cap_core import verdicts
-from cap_core.bootstrap import (
-    base_index,
-    check_bootstrap_args,
-)
+from cap_core.bootstrap import check_bootstrap_args
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
 from cap_core.profile.coverage import CellPlan, describe_plan, judgment_facts, plan_benchmark
@@ -80,6 +77,7 @@ from cap_core.profile.engine import (
     cached_stats,
     replicate_benchmarks,
 )
+from cap_core.profile.item_codes import code_items
 from cap_core.profile.units import (
     MISSING_SUBSET,
     BenchContext,
@@ -307,22 +305,23 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
         ``on_stats(BenchStats)`` as each benchmark's statistics are ready (e.g. to start its
         bootstrap at once).
     """
-    items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
-    items_by = items.partition_by("benchmark", as_dict=True)
-    decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
+    coded_items = code_items(ds_small.items)  # every benchmark's item codes, one query
+    idx = np.zeros(ds_small.items.height, dtype=np.int64)  # each item's row within its benchmark
+    for rows, _ in coded_items.values():
+        idx[rows] = np.arange(rows.size)
+    items = ds_small.items.hstack([pl.Series("idx", idx)])
     per_bench = judgment_facts(ds_small.judgments)  # orders and evaluated rationales, every benchmark at once
-    by_b = facts.partition_by("b", as_dict=True)
+    fb, fg, fo = (facts.get_column(c).to_numpy() for c in ("b", "g", "o"))
 
     def context(bench: str) -> BenchContext | None:
-        f = by_b.get((bench_names.index(bench),)) if bench in bench_names else None
-        if f is None or f.height == 0:
+        at = fb == bench_names.index(bench) if bench in bench_names else np.zeros(0, dtype=bool)
+        if not at.any():
             return None
-        sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
-        orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
-        base = base_index(items_by[(bench,)]["base_item_id"])  # once, for the plan and the context
-        plans = plan_benchmark(sub, bench, per_bench.get(bench, {"orders": [], "n8": 0}), base=base)
-        return bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
-                             judge_list, plans, by_subset, failures, base=base)
+        orders = tuple(("AB", "BA")[k] for k in np.unique(fo[at]))
+        codes = coded_items[bench][1]
+        plans = plan_benchmark(ds_small, bench, per_bench.get(bench, {"orders": [], "n8": 0}), codes=codes)
+        return bench_context(bench, items[coded_items[bench][0]], np.unique(fg[at]), orders, judge_list, plans,
+                             by_subset, failures, codes=codes)
 
     def finish(ctx: BenchContext, parts: list) -> BenchStats:
         st = _bench_rows(ctx, merge_cells(ctx, parts))
@@ -363,9 +362,13 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
         coded = code_judgments(ds.judgments, key, judge_list).collect()
         facts = distinct_bgo(coded, len(judge_list))
         # one benchmark: the codes as they are; several: one copy split by benchmark, the whole freed
-        single = facts.get_column("b").n_unique() == 1
-        coded_by = {(int(facts["b"][0]),): coded} if single else coded.partition_by("b", as_dict=True)
-        del coded
+        b = coded.get_column("b").to_numpy()
+        codes_b, first = np.unique(b, return_index=True)
+        single = codes_b.size == 1
+        # partitions in the order of first appearance, which is that of their codes' first rows
+        parts = [coded] if single else coded.partition_by("b", maintain_order=True)
+        coded_by = {(int(k),): part for k, part in zip(codes_b[np.argsort(first)], parts)}
+        del coded, parts, b
 
         def run_parts(contexts):  # in memory: each benchmark is one part
             return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
