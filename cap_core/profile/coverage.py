@@ -95,12 +95,26 @@ def judgment_facts(judgments) -> dict[str, dict]:
     int}}``: the orders judged there and the number of items with an evaluated
     rationale (any judge).
     """
+    return facts_of(*pl.collect_all(judgment_facts_queries(judgments)))
+
+
+def judgment_facts_queries(judgments) -> list[pl.LazyFrame]:
+    """The queries behind :func:`judgment_facts` (to collect together with others, ``polars.collect_all``):
+    the distinct (``benchmark``, ``order``) and the distinct (``benchmark``, ``item_id``) with an
+    evaluated rationale counted per benchmark (``len``). :func:`facts_of` reads their results."""
     lf = judgments.lazy() if isinstance(judgments, pl.DataFrame) else judgments
-    got = lf.group_by("benchmark").agg(
-        pl.col("order").unique().alias("orders"),
-        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
-    ).collect()
-    return {r["benchmark"]: {"orders": r["orders"], "n8": r["n8"]} for r in got.iter_rows(named=True)}
+    return [lf.select("benchmark", "order").unique(),
+            lf.filter(pl.col("rationale_supported").is_not_null()).select("benchmark", "item_id").unique()
+            .group_by("benchmark").len()]
+
+
+def facts_of(orders: pl.DataFrame, evaluated: pl.DataFrame) -> dict[str, dict]:
+    """:func:`judgment_facts` from the results of :func:`judgment_facts_queries`."""
+    n8 = dict(zip(evaluated.get_column("benchmark").to_list(), evaluated.get_column("len").to_list()))
+    out: dict[str, dict] = {}
+    for bench, order in zip(orders.get_column("benchmark").to_list(), orders.get_column("order").to_list()):
+        out.setdefault(bench, {"orders": [], "n8": n8.get(bench, 0)})["orders"].append(order)
+    return out
 
 
 def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,

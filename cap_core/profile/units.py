@@ -22,7 +22,7 @@ from cap_core.bootstrap import per_base_sums
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError, counted
 from cap_core.profile.coverage import reference_of
-from cap_core.profile.item_codes import ItemCodes, benchmark_codes
+from cap_core.profile.item_codes import ItemCodes, benchmark_codes, code_items
 
 #: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
 #: apart (pure consistency: the same verdict twice); correctness comes from the flags.
@@ -444,23 +444,27 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
 # (cap_core.profile.engine_stream / engine_dask) do that; in memory the whole benchmark is one piece.
 
 
-def item_key(items: pl.DataFrame, n_buckets: int = 1) -> tuple[pl.DataFrame, list[str]]:
+def item_key(items: pl.DataFrame, n_buckets: int = 1, coded: dict | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Per item: ``benchmark``, ``item_id`` -> ``b`` (benchmark code), ``idx`` (row within its benchmark), ``gold``, ``bucket``.
 
     ``bucket``: the item's base item falls in the ``bucket``-th of ``n_buckets`` equal ranges of its
     benchmark's base items (in base-item order), so all items of a base item share a bucket
-    and a bucket's rows of the statistics lie close together. Returns the frame and the
-    benchmark names (``b`` indexes them, sorted).
+    and a bucket's rows of the statistics lie close together. Returns the frame (``b``,
+    ``bucket`` Int32, ``idx`` Int64, the other columns as in ``items``) and the benchmark names
+    (``b`` indexes them, sorted). ``coded``: :func:`cap_core.profile.item_codes.code_items` of
+    ``items`` when the caller has it.
     """
-    names = sorted(items.get_column("benchmark").unique().to_list())
+    coded = code_items(items) if coded is None else coded
     k = max(1, int(n_buckets))
-    rank = pl.col("base_item_id").rank("dense").over("benchmark") - 1
-    key = items.select(
-        "benchmark", "item_id", "gold",
-        (pl.col("benchmark").rank("dense") - 1).cast(pl.Int32).alias("b"),
-        pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
-        (rank.cast(pl.Int64) * k // (rank.max().over("benchmark").cast(pl.Int64) + 1)).cast(pl.Int32).alias("bucket"))
-    return key, names
+    b, idx, bucket = (np.zeros(items.height, dtype=np.int64) for _ in range(3))
+    for code, (rows, codes) in enumerate(coded.values()):  # benchmarks in sorted order
+        b[rows] = code
+        idx[rows] = np.arange(rows.size)
+        bucket[rows] = codes.base * k // max(codes.n_base, 1)
+    key = pl.DataFrame([items.get_column("benchmark"), items.get_column("item_id"), items.get_column("gold"),
+                        pl.Series("b", b, dtype=pl.Int32), pl.Series("idx", idx, dtype=pl.Int64),
+                        pl.Series("bucket", bucket, dtype=pl.Int32)])
+    return key, list(coded)
 
 
 def code_judgments(judgments, key: pl.DataFrame, judges: list[str], positions: pl.Series | None = None
