@@ -132,24 +132,26 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     j = np.searchsorted(present, g)
     orders = tuple(("AB", "BA")[k] for k in np.unique(o)) if orders is None else tuple(orders)
     n, nj = items.height, present.size
+    cell = j * n + i  # each judgment's place in the (n_judges, n_items) arrays, flattened
     v, ok, bad = {}, {}, {}
     for k, name in enumerate(("AB", "BA")):
         if name in orders:
             m = o == k
+            at = cell[m]
             v[name] = np.full((nj, n), MISSING, dtype=np.int8)
-            v[name][j[m], i[m]] = code[m]
+            v[name].ravel()[at] = code[m]
             ok[name] = np.zeros((nj, n), dtype=bool)
-            ok[name][j[m], i[m]] = ok_all[m] == 1
+            ok[name].ravel()[at] = ok_all[m] == 1
             bad[name] = np.ones((nj, n), dtype=bool)
-            bad[name][j[m], i[m]] = bad_all[m] == 1
+            bad[name].ravel()[at] = bad_all[m] == 1
     recv = np.zeros((nj, n), dtype=bool)
-    recv[j, i] = True  # received: a judgment row on the item in some order (cap_core.verdicts)
+    recv.ravel()[cell] = True  # received: a judgment row on the item in some order (cap_core.verdicts)
     codes = benchmark_codes(items) if codes is None else codes
     gold = codes.gold
     rs = np.full((nj, n), -1, dtype=np.int8)
     if orders:
         first = o == (0 if orders[0] == "AB" else 1)
-        rs[j[first], i[first]] = rs_all[first]
+        rs.ravel()[cell[first]] = rs_all[first]
     strata = base_strata(codes, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
     units = BenchUnits(items, codes, v, ok, bad, rs, recv, gold, codes.base, codes.n_base, strata)
     return units, [judges[x] for x in present], orders
@@ -251,7 +253,7 @@ class Cells:
     def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray,
             unrecv: np.ndarray | None = None, nogold: np.ndarray | None = None) -> None:
         self.types[key] = len(self.types)
-        num = num.astype(np.float64)
+        num = num.astype(np.float64, copy=False)
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
         one = self.distinct
@@ -262,7 +264,7 @@ class Cells:
             self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
-            den = den.astype(np.float64)
+            den = den.astype(np.float64, copy=False)
             self.den.append(self._block(per_base_sums(base, den.T, self.n_base, distinct=one)))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
