@@ -326,8 +326,9 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
     failures : {"count", "exclude"}
         The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
     one_at_a_time : bool
-        Call ``run_parts`` with one benchmark at a time and finish each before the next
-        (the memory engine: a benchmark's statistics are ready before the next is built).
+        Call ``run_parts`` with one benchmark at a time and finish each before the next,
+        the benchmark with the most items first (the memory engine: a benchmark's statistics
+        are ready before the next is built). The result is in ``benches`` order either way.
     on_stats : callable, optional
         ``on_stats(BenchStats)`` as each benchmark's statistics are ready (e.g. to start its
         bootstrap at once).
@@ -363,12 +364,13 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
         return st
 
     if one_at_a_time:
-        out = []
-        for bench in benches:
+        # largest first (most items): its bootstrap (on_stats) then runs while the smaller ones are built
+        done = {}
+        for bench in sorted(benches, key=lambda b: -coded_items[b][0].size if b in coded_items else 0):
             ctx = context(bench)
             if ctx is not None:
-                out.append(finish(ctx, run_parts({bench: ctx})[bench]))
-        return tuple(out)
+                done[bench] = finish(ctx, run_parts({bench: ctx})[bench])
+        return tuple(done[b] for b in benches if b in done)
     contexts = {bench: ctx for bench in benches if (ctx := context(bench)) is not None}
     parts = run_parts(contexts)
     return tuple(finish(ctx, parts[bench]) for bench, ctx in contexts.items())
