@@ -312,7 +312,7 @@ def _variant_pairs(u: BenchUnits, sides: tuple[np.ndarray, np.ndarray], names: t
     """Base items holding a reference and a treated presentation: (base index, reference item, treated item).
 
     ``sides``: Boolean ``(n_items,)`` masks of the reference and the treated variants; ``names`` their
-    variant names (for the message). Pairs in base-item order.
+    variant names (for the message). Pairs in the order of the base codes.
 
     Raises
     ------
@@ -396,7 +396,9 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
         elif p.kind == "paired":  # the two presentations of a pair (masks, not positions)
             mask[(cond, "ref")] = codes.mask("variant", p.reference)
             mask[(cond, "treat")] = codes.mask("variant", p.values)
-    idx = {k: np.flatnonzero(m) for k, m in mask.items() if k[1] not in ("ref", "treat")}
+    # the items of each selection (every item: a slice, so the arrays below are views, not copies)
+    idx = {k: slice(None) if m is everything else np.flatnonzero(m) for k, m in mask.items()
+           if k[1] not in ("ref", "treat")}
     for s in subsets:
         it = idx[("s", s)]
         rv, gd = u.recv[:, it], u.gold[it]
@@ -631,8 +633,9 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
         lookup = np.full(ctx.items.height, -1, dtype=np.int64)
         lookup[at] = np.arange(at.size)
         lookup = lookup[coded_part.get_column("idx").to_numpy()]
-    # the part's base codes: ranks of the benchmark's codes (the order of base_item_id, as base_index gives)
-    uniq, local_base = np.unique(codes.base, return_inverse=True)
+    # the part's base codes: ranks of the base items' rows in the statistics (ctx.position: by stratum, then
+    # base item), so the per-base sums come out in the statistics' order and are not permuted again
+    uniq, local_base = np.unique(ctx.position[codes.base], return_inverse=True)
     u, _, _ = load_units(items_part, coded_part, list(range(int(ctx.present.max(initial=-1)) + 1)),
                          present=ctx.present, orders=ctx.orders, with_strata=False,
                          codes=codes.with_base(local_base.ravel(), uniq.size), rows=lookup)
@@ -641,9 +644,8 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     cells = Cells(len(ctx.present), u.n_base)
     add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures,
               partial_gold=ctx.partial_gold)
-    order = np.argsort(ctx.position[rows], kind="stable")  # the part's rows in the statistics' order
-    num, den, den_col, tot = cells.matrices(order)
-    return PartCells(tuple(cells.types), rows[order], _compact(num), _compact(den), den_col, tot)
+    num, den, den_col, tot = cells.matrices()
+    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
 
 
 #: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
