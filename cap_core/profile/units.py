@@ -338,6 +338,14 @@ def _variant_pairs(u: BenchUnits, sides: tuple[np.ndarray, np.ndarray], names: t
     return both, at[0][both], at[1][both]
 
 
+def _any(arrays: list[np.ndarray]) -> np.ndarray:
+    """Elementwise or of Boolean arrays of one shape (without stacking them first)."""
+    out = arrays[0].copy()
+    for x in arrays[1:]:
+        out |= x
+    return out
+
+
 def _failed(v: np.ndarray) -> np.ndarray:
     """An API or parse failure (``unparsed`` or missing verdict) from verdict codes."""
     return (v == MISSING) | (v == OTHER)
@@ -378,8 +386,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
             cells.add(key, base, np.where(keep, num, 0), keep, excl, ~recv, nogold)
 
     pa = sum(correct[o].astype(np.float64) for o in orders) / len(orders)
-    pa_bad = np.logical_or.reduce([bad[o] for o in orders])
-    pa_failed = np.logical_or.reduce([failed[o] for o in orders])
+    pa_bad = _any([bad[o] for o in orders])
+    pa_failed = _any([failed[o] for o in orders])
     codes = u.codes
     ref = reference_of(codes.present("variant")) if ref is ... else ref
     everything = np.ones(codes.n, dtype=bool)
@@ -422,8 +430,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
                                         bench)
             strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
-            nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
-            nf = np.logical_or.reduce([failed[o][:, x] for o in orders for x in (r, t)])
+            nb = _any([bad[o][:, x] for o in orders for x in (r, t)])
+            nf = _any([failed[o][:, x] for o in orders for x in (r, t)])
             rv, gd = u.recv[:, r] & u.recv[:, t], u.gold[r] & u.gold[t]
             add((cond, "strict", "all"), base, strict, nb, nf, rv, gd)
             add((cond, "consistency", "all"), base, cons, nb, nf, rv, gd, needs_gold=False)
