@@ -131,7 +131,7 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
     dict
         Condition id -> :class:`CellPlan`, for all eight conditions.
     """
-    import numpy as np  # here only: the judging commands import this module without loading numpy
+    import numpy as np  # here, not at module level: the judging commands import this module and may not plan
 
     from cap_core.profile.item_codes import benchmark_codes
 
@@ -141,7 +141,7 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
     if facts is None:
         facts = judgment_facts(ds.judgments.lazy().filter(pl.col("benchmark") == benchmark)).get(
             benchmark, {"orders": [], "n8": 0})
-    variants = set(codes.present("variant"))
+    variants = codes.distinct("variant")
     orders = set(facts["orders"])
     ref = reference_of(variants)
     pool = np.ones(codes.n, dtype=bool) if ref is None else codes.mask("variant", [ref])

@@ -67,6 +67,12 @@ class ItemCodes:
         used = np.flatnonzero(np.bincount(self.codes[column], minlength=len(vals) + 1)[1:])
         return sorted(vals[k] for k in used)
 
+    def distinct(self, column: str) -> set:
+        """The distinct values of ``column`` among these items, ``None`` among them when some are null."""
+        if column not in self.codes:
+            return set()
+        return set(self.present(column)) | ({None} if (self.codes[column] == 0).any() else set())
+
     def take(self, rows: np.ndarray) -> ItemCodes:
         """The codes of the items at ``rows`` (base codes and ``n_base`` unchanged)."""
         return ItemCodes(self.base[rows], self.n_base, self.gold[rows],

@@ -5,8 +5,9 @@ place where correct, tie, unparsed and missing are decided) become dense numpy a
 verdict codes and correctness / exclusion flags of shape ``(n_judges, n_items)`` per
 order, evaluated rationales, the base-item index (:func:`cap_core.bootstrap.base_index`)
 and bootstrap stratum of every item. Item selections (subsets, planted failure types,
-variant pairs) come from one ``select`` over the items table. Every condition cell is
-then a vectorised numpy expression over all judges at once. The rules are documented
+variant pairs) and strata are read from the items' integer codes
+(:mod:`cap_core.profile.item_codes`, one polars query for every benchmark). Every condition
+cell is then a vectorised numpy expression over all judges at once. The rules are documented
 in :mod:`cap_core.profile.conditions`; this module only implements them.
 """
 
@@ -389,7 +390,7 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
     pa_bad = _any([bad[o] for o in orders])
     pa_failed = _any([failed[o] for o in orders])
     codes = u.codes
-    ref = reference_of(codes.present("variant")) if ref is ... else ref
+    ref = reference_of(codes.distinct("variant")) if ref is ... else ref
     everything = np.ones(codes.n, dtype=bool)
     pool = everything if ref is None else codes.mask("variant", [ref])
     mask = {}  # item selections: Boolean (n_items,), a null value never selected
@@ -584,7 +585,7 @@ def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders
     base, n_base = codes.base, codes.n_base
     items_b = items_b.hstack([pl.Series("base_idx", base, dtype=pl.Int64)])
     strata = base_strata(codes, extra)
-    ref = reference_of(codes.present("variant"))
+    ref = reference_of(codes.distinct("variant"))
     subsets, notices = ["all"], []
     if by_subset:
         subsets += [s for s in codes.present("subset") if s != "all"]
