@@ -276,13 +276,15 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
                          for m in n_int])
         else:
             operator = [f"{stem} (n={m})" for m in n_int]
-        cols.append(dict(
-            subset=s, condition=cond, metric=metric, value=[None if e else x for e, x in zip(empty.tolist(), v.tolist())],
-            n_items=n_int, n_excluded=np.rint(ex).astype(np.int64).tolist(),
-            n_not_received=np.rint(unrecv).astype(np.int64).tolist(), status=status, operator=operator,
-            primary=metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
-            kind=np.where(empty, NONE, code).tolist(), k0=(ks[0] if ks else zero.astype(np.int64)).tolist(),
-            k1=(ks[1] if len(ks) > 1 else zero.astype(np.int64)).tolist(), ks=ks if code == MACRO else None))
+        cols.append({
+            "subset": s, "condition": cond, "metric": metric,
+            "value": [None if e else x for e, x in zip(empty.tolist(), v.tolist())],
+            "n_items": n_int, "n_excluded": np.rint(ex).astype(np.int64).tolist(),
+            "n_not_received": np.rint(unrecv).astype(np.int64).tolist(), "status": status, "operator": operator,
+            "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None
+                                                          and plan.kind == "subset_gap"),
+            "kind": np.where(empty, NONE, code).tolist(), "k0": (ks[0] if ks else zero.astype(np.int64)).tolist(),
+            "k1": (ks[1] if len(ks) > 1 else zero.astype(np.int64)).tolist(), "ks": ks if code == MACRO else None})
     rows, kinds, k0, k1, macro = [], [], [], [], []
     for j, judge in enumerate(judges):
         for c in cols:
