@@ -512,8 +512,10 @@ def per_base_sums(base: np.ndarray, values: np.ndarray, n_base: int, *, distinct
         out = np.zeros((n_base, k))
         out[b] = x
         return out
-    flat = (b[:, None] + n_base * np.arange(k, dtype=np.int64)[None, :]).ravel()
-    return np.bincount(flat, weights=x.ravel(), minlength=n_base * k).reshape(k, n_base).T
+    out = np.empty((n_base, k))
+    for c in range(k):  # one count per column: no (n_units * K) index is built
+        out[:, c] = np.bincount(b, weights=x[:, c], minlength=n_base)
+    return out
 
 
 @dataclass(frozen=True)

@@ -62,13 +62,17 @@ import numpy as np
 import polars as pl
 
 from cap_core import verdicts
-from cap_core.bootstrap import (
-    base_index,
-    check_bootstrap_args,
-)
+from cap_core.bootstrap import check_bootstrap_args
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError
-from cap_core.profile.coverage import CellPlan, describe_plan, judgment_facts, plan_benchmark
+from cap_core.profile.coverage import (
+    CellPlan,
+    describe_plan,
+    facts_of,
+    judgment_facts,
+    judgment_facts_queries,
+    plan_benchmark,
+)
 from cap_core.profile.engine import (
     CELL,
     DIFF,
@@ -80,6 +84,7 @@ from cap_core.profile.engine import (
     cached_stats,
     replicate_benchmarks,
 )
+from cap_core.profile.item_codes import code_items
 from cap_core.profile.units import (
     MISSING_SUBSET,
     BenchContext,
@@ -220,58 +225,79 @@ def _operator_stem(plan: CellPlan | None, cond: str, metric: str, s: str, orders
 
 
 def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
-    """Profile rows and sufficient statistics of one benchmark from its merged per-base sums."""
+    """Profile rows and sufficient statistics of one benchmark from its merged per-base sums.
+
+    Each row spec is evaluated for every judge at once (cell ``k`` of judge ``j`` is column
+    ``type * n_judges + j``); the rows are then listed judge by judge, specs in order."""
     types, num, den, den_col, (tot_num, tot_den, tot_excl, tot_unrecv, tot_nogold) = merged
     plans, judges, orders, subsets, bench = ctx.plans, ctx.judges, ctx.orders, ctx.subsets, ctx.bench
     with np.errstate(invalid="ignore", divide="ignore"):
         val = np.where(tot_den > 0, 100.0 * tot_num / np.where(tot_den > 0, tot_den, 1.0), np.nan)
-    type_of = {k: t for t, k in enumerate(types)}
+    nj = len(judges)
+    at = {k: t * nj + np.arange(nj) for t, k in enumerate(types)}  # cell columns of every judge
+    n_named = len([t for t in subsets[1:] if t != MISSING_SUBSET])
+    missing = f"; the {MISSING_SUBSET} subset is shown beside it, not averaged in" if MISSING_SUBSET in subsets else ""
+    zero = np.zeros(nj)
+    cols = []  # per spec: columns over judges, read below judge by judge
+    for s, cond, metric, kind, keys in _row_specs(plans, subsets, ctx.partial_gold):
+        ks = [at[k] for k in keys]
+        if kind == "none":
+            v, code, use = np.full(nj, np.nan), NONE, []
+        elif kind == "cell":
+            v, code, use = val[ks[0]], CELL, ks[:1]
+        elif kind == "macro":
+            v, code, use = np.array([float(np.mean(val[[k[j] for k in ks]])) for j in range(nj)]), MACRO, ks
+        elif kind == "diff":
+            v, code = val[ks[0]] - val[ks[1]], DIFF
+            use = ks if metric == "surface_gap" else ks[:1]
+        else:  # prod: accuracy x conditional supported, both in percent
+            v, code, use = val[ks[0]] * val[ks[1]] / 100.0, PROD, ks[:1]
+        sums = []
+        for t in (tot_den, tot_excl, tot_unrecv, tot_nogold):  # added in the order of use (the same sums)
+            acc = zero
+            for k in use:
+                acc = acc + t[k]
+            sums.append(acc)
+        n, ex, unrecv, nogold = sums
+        plan = None if cond == "overall" else plans[cond]
+        empty = np.isnan(v)
+        # nothing to score: the items lack gold (a preference-only source), else not measurable here
+        given = "" if cond == "overall" else plan.status
+        status = [(NEEDS_GOLD if no_gold else "unavailable") if e else given
+                  for e, no_gold in zip(empty.tolist(), ((nogold > 0) & (n == 0)).tolist())]
+        n_int = np.rint(n).astype(np.int64).tolist()
+        stem = _operator_stem(plan, cond, metric, s, orders)
+        if plan is not None and plan.kind == "none":
+            operator = [stem] * nj
+        elif cond == "overall" and s == "all" and len(subsets) > 1:
+            operator = ([f"{_OPS['macro_pa']} over {n_named} named subsets (n={m}){missing}" for m in n_int]
+                        if metric == "macro_pa" else
+                        [f"{stem} (n={m})".replace(" on all items", " on all items (micro: item-weighted)")
+                         for m in n_int])
+        else:
+            operator = [f"{stem} (n={m})" for m in n_int]
+        cols.append({
+            "subset": s, "condition": cond, "metric": metric,
+            "value": [None if e else x for e, x in zip(empty.tolist(), v.tolist())],
+            "n_items": n_int, "n_excluded": np.rint(ex).astype(np.int64).tolist(),
+            "n_not_received": np.rint(unrecv).astype(np.int64).tolist(), "status": status, "operator": operator,
+            "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None
+                                                          and plan.kind == "subset_gap"),
+            "kind": np.where(empty, NONE, code).tolist(), "k0": (ks[0] if ks else zero.astype(np.int64)).tolist(),
+            "k1": (ks[1] if len(ks) > 1 else zero.astype(np.int64)).tolist(), "ks": ks if code == MACRO else None})
     rows, kinds, k0, k1, macro = [], [], [], [], []
-    specs = _row_specs(plans, subsets, ctx.partial_gold)
-    stems: dict = {}  # operator text per (condition, metric, subset), the same for every judge
     for j, judge in enumerate(judges):
-        for s, cond, metric, kind, keys in specs:
-            ks = [type_of[k] * len(judges) + j for k in keys]
-            if kind == "none":
-                v, code, use = np.nan, NONE, []
-            elif kind == "cell":
-                v, code, use = val[ks[0]], CELL, ks[:1]
-            elif kind == "macro":
-                v, code, use = float(np.mean(val[ks])), MACRO, ks
-            elif kind == "diff":
-                v, code = val[ks[0]] - val[ks[1]], DIFF
-                use = ks if metric == "surface_gap" else ks[:1]
-            else:  # prod: accuracy x conditional supported, both in percent
-                v, code, use = val[ks[0]] * val[ks[1]] / 100.0, PROD, ks[:1]
-            n, ex, unrecv, nogold = (sum(t[k] for k in use) for t in (tot_den, tot_excl, tot_unrecv, tot_nogold))
-            plan = None if cond == "overall" else plans[cond]
-            status = "" if cond == "overall" else plan.status
-            if np.isnan(v):
-                # nothing to score: the items lack gold (a preference-only source), else not measurable here
-                status = NEEDS_GOLD if (nogold > 0 and n == 0) else "unavailable"
-                code = NONE
-            key = (cond, metric, s)
-            if key not in stems:
-                stems[key] = _operator_stem(plan, cond, metric, s, orders)
-            operator = stems[key] if plan is not None and plan.kind == "none" else f"{stems[key]} (n={int(round(n))})"
-            if cond == "overall" and s == "all" and len(subsets) > 1:
-                n_named = len([t for t in subsets[1:] if t != MISSING_SUBSET])
-                missing = (f"; the {MISSING_SUBSET} subset is shown beside it, not averaged in"
-                           if MISSING_SUBSET in subsets else "")
-                operator = (f"{_OPS['macro_pa']} over {n_named} named subsets (n={int(round(n))}){missing}"
-                            if metric == "macro_pa" else operator.replace(
-                                " on all items", " on all items (micro: item-weighted)"))
-            if code == MACRO:
-                macro.append((len(rows), tuple(ks)))
-            kinds.append(code)
-            k0.append(ks[0] if ks else 0)
-            k1.append(ks[1] if len(ks) > 1 else 0)
+        for c in cols:
+            if c["ks"] is not None and c["kind"][j] == MACRO:
+                macro.append((len(rows), tuple(int(k[j]) for k in c["ks"])))
+            kinds.append(c["kind"][j])
+            k0.append(c["k0"][j])
+            k1.append(c["k1"][j])
             rows.append({
-                "judge": judge, "benchmark": bench, "subset": s, "condition": cond, "metric": metric,
-                "value": None if np.isnan(v) else float(v), "n_items": int(round(n)), "n_excluded": int(round(ex)),
-                "n_not_received": int(round(unrecv)),
-                "status": status, "operator": operator,
-                "primary": metric == PRIMARY_METRIC[cond] or (metric == "pa" and plan is not None and plan.kind == "subset_gap"),
+                "judge": judge, "benchmark": bench, "subset": c["subset"], "condition": c["condition"],
+                "metric": c["metric"], "value": c["value"][j], "n_items": c["n_items"][j],
+                "n_excluded": c["n_excluded"][j], "n_not_received": c["n_not_received"][j],
+                "status": c["status"][j], "operator": c["operator"][j], "primary": c["primary"],
             })
     strata = np.empty(ctx.n_base, dtype=np.asarray(ctx.strata).dtype)
     strata[ctx.position] = ctx.strata  # the rows' strata: sorted (the sums are in stratum order)
@@ -283,7 +309,8 @@ def _bench_rows(ctx: BenchContext, merged) -> BenchStats:
 def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str], by_subset: bool,
                      facts: pl.DataFrame, bench_names: list[str], run_parts,
                      failures: str = "count", *, one_at_a_time: bool = False,
-                     on_stats=None) -> tuple[BenchStats, ...]:
+                     on_stats=None, judged: dict | None = None, coded_items: dict | None = None
+                     ) -> tuple[BenchStats, ...]:
     """Sufficient statistics of every benchmark, with the per-base sums computed by ``run_parts``.
 
     Parameters
@@ -301,28 +328,36 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
     failures : {"count", "exclude"}
         The rule for failed judgments (:data:`cap_core.verdicts.FAILURE_RULES`).
     one_at_a_time : bool
-        Call ``run_parts`` with one benchmark at a time and finish each before the next
-        (the memory engine: a benchmark's statistics are ready before the next is built).
+        Call ``run_parts`` with one benchmark at a time and finish each before the next,
+        the benchmark with the most items first (the memory engine: a benchmark's statistics
+        are ready before the next is built). The result is in ``benches`` order either way.
     on_stats : callable, optional
         ``on_stats(BenchStats)`` as each benchmark's statistics are ready (e.g. to start its
         bootstrap at once).
+    judged : dict, optional
+        :func:`cap_core.profile.coverage.judgment_facts` of ``ds_small.judgments`` when the caller
+        has them.
+    coded_items : dict, optional
+        :func:`cap_core.profile.item_codes.code_items` of ``ds_small.items`` when the caller has them.
     """
-    items = ds_small.items.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"))
-    items_by = items.partition_by("benchmark", as_dict=True)
-    decl_by = ds_small.declarations.partition_by("benchmark", as_dict=True)
-    per_bench = judgment_facts(ds_small.judgments)  # orders and evaluated rationales, every benchmark at once
-    by_b = facts.partition_by("b", as_dict=True)
+    coded_items = code_items(ds_small.items) if coded_items is None else coded_items  # one query, every benchmark
+    idx = np.zeros(ds_small.items.height, dtype=np.int64)  # each item's row within its benchmark
+    for rows, _ in coded_items.values():
+        idx[rows] = np.arange(rows.size)
+    items = ds_small.items.hstack([pl.Series("idx", idx)])
+    # orders and evaluated rationales, every benchmark at once
+    per_bench = judgment_facts(ds_small.judgments) if judged is None else judged
+    fb, fg, fo = (facts.get_column(c).to_numpy() for c in ("b", "g", "o"))
 
     def context(bench: str) -> BenchContext | None:
-        f = by_b.get((bench_names.index(bench),)) if bench in bench_names else None
-        if f is None or f.height == 0:
+        at = fb == bench_names.index(bench) if bench in bench_names else np.zeros(0, dtype=bool)
+        if not at.any():
             return None
-        sub = Dataset(items_by[(bench,)], ds_small.judgments, decl_by.get((bench,), ds_small.declarations.clear()))
-        orders = tuple(("AB", "BA")[k] for k in sorted(set(f.get_column("o").to_list())))
-        base = base_index(items_by[(bench,)]["base_item_id"])  # once, for the plan and the context
-        plans = plan_benchmark(sub, bench, per_bench.get(bench, {"orders": [], "n8": 0}), base=base)
-        return bench_context(bench, items_by[(bench,)], np.unique(f.get_column("g").to_numpy()), orders,
-                             judge_list, plans, by_subset, failures, base=base)
+        orders = tuple(("AB", "BA")[k] for k in np.unique(fo[at]))
+        codes = coded_items[bench][1]
+        plans = plan_benchmark(ds_small, bench, per_bench.get(bench, {"orders": [], "n8": 0}), codes=codes)
+        return bench_context(bench, _rows(items, coded_items[bench][0]), np.unique(fg[at]), orders, judge_list,
+                             plans, by_subset, failures, codes=codes)
 
     def finish(ctx: BenchContext, parts: list) -> BenchStats:
         st = _bench_rows(ctx, merge_cells(ctx, parts))
@@ -331,15 +366,23 @@ def stats_from_parts(ds_small: Dataset, benches: list[str], judge_list: list[str
         return st
 
     if one_at_a_time:
-        out = []
-        for bench in benches:
+        # largest first (most items): its bootstrap (on_stats) then runs while the smaller ones are built
+        done = {}
+        for bench in sorted(benches, key=lambda b: -coded_items[b][0].size if b in coded_items else 0):
             ctx = context(bench)
             if ctx is not None:
-                out.append(finish(ctx, run_parts({bench: ctx})[bench]))
-        return tuple(out)
+                done[bench] = finish(ctx, run_parts({bench: ctx})[bench])
+        return tuple(done[b] for b in benches if b in done)
     contexts = {bench: ctx for bench in benches if (ctx := context(bench)) is not None}
     parts = run_parts(contexts)
     return tuple(finish(ctx, parts[bench]) for bench, ctx in contexts.items())
+
+
+def _rows(frame: pl.DataFrame, rows: np.ndarray) -> pl.DataFrame:
+    """``frame``'s rows ``rows`` (ascending int64): a slice (no copy) when they are consecutive."""
+    if rows.size and rows[-1] - rows[0] + 1 == rows.size:
+        return frame.slice(int(rows[0]), int(rows.size))
+    return frame[rows]
 
 
 def distinct_bgo(coded: pl.DataFrame, n_judges: int) -> pl.DataFrame:
@@ -359,19 +402,27 @@ def profile_stats(ds: Dataset, benches: list[str], judge_list: list[str], by_sub
     ``on_stats(BenchStats)`` is called as each benchmark's statistics are built (not when they
     come from the cache)."""
     def build():
-        key, names = item_key(ds.items)
-        coded = code_judgments(ds.judgments, key, judge_list).collect()
+        coded_items = code_items(ds.items)
+        key, names = item_key(ds.items, coded=coded_items)
+        # the verdict codes and the judgment facts of the plans, collected together
+        coded, *facts_got = pl.collect_all([code_judgments(ds.judgments, key, judge_list),
+                                            *judgment_facts_queries(ds.judgments)])
         facts = distinct_bgo(coded, len(judge_list))
         # one benchmark: the codes as they are; several: one copy split by benchmark, the whole freed
-        single = facts.get_column("b").n_unique() == 1
-        coded_by = {(int(facts["b"][0]),): coded} if single else coded.partition_by("b", as_dict=True)
-        del coded
+        b = coded.get_column("b").to_numpy()
+        codes_b, first = np.unique(b, return_index=True)
+        single = codes_b.size == 1
+        # partitions in the order of first appearance, which is that of their codes' first rows
+        parts = [coded] if single else coded.partition_by("b", maintain_order=True)
+        coded_by = {(int(k),): part for k, part in zip(codes_b[np.argsort(first)], parts)}
+        del coded, parts, b
 
         def run_parts(contexts):  # in memory: each benchmark is one part
             return {bench: [partition_cells(ctx, ctx.items, coded_by[(names.index(bench),)])]
                     for bench, ctx in contexts.items()}
         return stats_from_parts(ds, benches, judge_list, bool(by_subset), facts, names, run_parts, failures,
-                                one_at_a_time=True, on_stats=on_stats)
+                                one_at_a_time=True, on_stats=on_stats, judged=facts_of(*facts_got),
+                                coded_items=coded_items)
 
     # keyed by the data, the selection and the verdict rules in force (a patched rule is a different key)
     key = ("profile", ds.fingerprint(), tuple(benches), tuple(judge_list), bool(by_subset), failures,

@@ -37,7 +37,7 @@ from cap_core.schema import (
     PROFILE_SCHEMA,
 )
 
-__all__ = ["CellPlan", "plan_benchmark", "reference_variant", "coverage_matrix", "plan_members"]
+__all__ = ["CellPlan", "plan_benchmark", "reference_variant", "reference_of", "coverage_matrix", "plan_members"]
 
 _PAIRED_DEFAULT = {"C5": ("polished",), "C6": ("length_padded",)}
 _ITEM_SELECTORS = ("subset", "failure_type", "variant", "flags")
@@ -69,11 +69,12 @@ def reference_variant(items_b: pl.DataFrame) -> str | None:
 
     Returns ``None`` when the benchmark has a single variant (all items are used).
     """
-    return _reference(set(items_b.get_column("variant").unique().to_list()))
+    return reference_of(items_b.get_column("variant").unique().to_list())
 
 
-def _reference(variants: set) -> str | None:
-    """:func:`reference_variant` from the set of a benchmark's variants."""
+def reference_of(variants) -> str | None:
+    """:func:`reference_variant` from a benchmark's distinct variants (an iterable)."""
+    variants = set(variants)
     if len(variants) <= 1:
         return None
     for v in ("plain", "original"):
@@ -94,39 +95,61 @@ def judgment_facts(judgments) -> dict[str, dict]:
     int}}``: the orders judged there and the number of items with an evaluated
     rationale (any judge).
     """
+    return facts_of(*pl.collect_all(judgment_facts_queries(judgments)))
+
+
+def judgment_facts_queries(judgments) -> list[pl.LazyFrame]:
+    """The queries behind :func:`judgment_facts` (to collect together with others, ``polars.collect_all``):
+    the distinct (``benchmark``, ``order``) and the distinct (``benchmark``, ``item_id``) with an
+    evaluated rationale counted per benchmark (``len``). :func:`facts_of` reads their results."""
     lf = judgments.lazy() if isinstance(judgments, pl.DataFrame) else judgments
-    got = lf.group_by("benchmark").agg(
-        pl.col("order").unique().alias("orders"),
-        pl.col("item_id").filter(pl.col("rationale_supported").is_not_null()).n_unique().alias("n8"),
-    ).collect()
-    return {r["benchmark"]: {"orders": r["orders"], "n8": r["n8"]} for r in got.iter_rows(named=True)}
+    return [lf.select("benchmark", "order").unique(),
+            lf.filter(pl.col("rationale_supported").is_not_null()).select("benchmark", "item_id").unique()
+            .group_by("benchmark").len()]
+
+
+def facts_of(orders: pl.DataFrame, evaluated: pl.DataFrame) -> dict[str, dict]:
+    """:func:`judgment_facts` from the results of :func:`judgment_facts_queries`."""
+    n8 = dict(zip(evaluated.get_column("benchmark").to_list(), evaluated.get_column("len").to_list()))
+    out: dict[str, dict] = {}
+    for bench, order in zip(orders.get_column("benchmark").to_list(), orders.get_column("order").to_list()):
+        out.setdefault(bench, {"orders": [], "n8": n8.get(bench, 0)})["orders"].append(order)
+    return out
 
 
 def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
-                   base: tuple | None = None) -> dict[str, CellPlan]:
+                   codes=None) -> dict[str, CellPlan]:
     """Resolve the measurement plan of C1..C8 on one benchmark (rules in the module doc).
 
     ``facts``: this benchmark's entry of :func:`judgment_facts` when the caller has them
-    (read from ``ds.judgments`` otherwise). ``base``: when ``ds.items`` holds this benchmark's
-    items only (in that order), their base-item codes and count
-    (:func:`cap_core.bootstrap.base_index`), which the caller has already computed.
+    (read from ``ds.judgments`` otherwise). ``codes``: this benchmark's items as
+    :class:`cap_core.profile.item_codes.ItemCodes` when the caller has them
+    (:func:`cap_core.profile.item_codes.code_items`); ``ds.items`` is then not read.
 
     Returns
     -------
     dict
         Condition id -> :class:`CellPlan`, for all eight conditions.
     """
-    items_b = ds.items if base is not None else ds.items.filter(pl.col("benchmark") == benchmark)
-    decl = {r["condition"]: r for r in ds.declarations.filter(pl.col("benchmark") == benchmark).iter_rows(named=True)}
+    import numpy as np  # here, not at module level: the judging commands import this module and may not plan
+
+    from cap_core.profile.item_codes import benchmark_codes
+
+    if codes is None:
+        codes = benchmark_codes(ds.items.filter(pl.col("benchmark") == benchmark))
+    decl = {r["condition"]: r for r in ds.declarations.iter_rows(named=True) if r["benchmark"] == benchmark}
     if facts is None:
         facts = judgment_facts(ds.judgments.lazy().filter(pl.col("benchmark") == benchmark)).get(
             benchmark, {"orders": [], "n8": 0})
-    variants = set(items_b.get_column("variant").unique().to_list())
+    variants = codes.distinct("variant")
     orders = set(facts["orders"])
-    ref = _reference(variants)
-    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
-    counts: dict[str, pl.Expr] = {}  # every item count needed, evaluated in one select
-    per_base: dict[str, pl.Expr] = {}  # per-base presence flags for paired conditions
+    ref = reference_of(variants)
+    pool = np.ones(codes.n, dtype=bool) if ref is None else codes.mask("variant", [ref])
+
+    def n_items(column: str, values) -> int:  # items of the reference variant whose column is one of values
+        return int((pool & codes.mask(column, values)).sum())
+
+    got: dict[str, int] = {}  # every item count needed
     specs: dict[str, tuple] = {}
     for cond in CONDITION_IDS:
         d = decl.get(cond)
@@ -136,35 +159,21 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
         dref = tuple(d["reference"] or ()) if d else ()
         sel = d["selector"] if d else None
         if cond in CONTENT_FAILURE_TYPES:
-            counts[f"{cond}_ft"] = (pool & (pl.col("failure_type") == CONTENT_FAILURE_TYPES[cond])).fill_null(False).sum()
+            got[f"{cond}_ft"] = n_items("failure_type", [CONTENT_FAILURE_TYPES[cond]])
             if d is not None and sel in _ITEM_SELECTORS and dvals:
-                counts[f"{cond}_sel"] = (pool & pl.col(sel).is_in(list(dvals))).fill_null(False).sum()
+                got[f"{cond}_sel"] = n_items(sel, dvals)
             specs[cond] = (sel, dvals)
         elif d is not None and sel == "subset" and dvals and dref:
-            counts[f"{cond}_gap"] = (pool & pl.col("subset").is_in(list(dvals))).fill_null(False).sum()
+            got[f"{cond}_gap"] = n_items("subset", dvals)
             specs[cond] = ("gap", dvals, dref)
         else:
             values = dvals if (sel == "variant" and dvals) else _PAIRED_DEFAULT[cond]
             reference = dref or tuple(v for v in ("plain", "original") if v in variants)[:1]
-            if reference:  # (reference, treated) item masks: base items with both are counted below
-                per_base[cond] = (pl.col("variant").is_in(list(reference)), pl.col("variant").is_in(list(values)))
+            if reference:  # base items holding both a reference and a treated item
+                have = [np.bincount(codes.base[codes.mask("variant", x)], minlength=codes.n_base) > 0
+                        for x in (reference, values)]
+                got[cond] = int((have[0] & have[1]).sum())
             specs[cond] = ("paired", values, reference)
-    if base is not None and per_base:  # base items holding both presentations, counted on integer codes
-        sides = {f"_{c}_{k}": e.fill_null(False) for c, pair in per_base.items() for k, e in zip("rv", pair)}
-        frame = items_b.select(**counts, **sides)  # the counts broadcast beside the per-item masks
-        got = {k: frame.get_column(k)[0] for k in counts} if frame.height else {k: 0 for k in counts}
-        import numpy as np  # here only: the judging commands read coverage plans without loading numpy
-
-        codes, n_base = base
-        for c in per_base:
-            have = [np.bincount(codes[frame.get_column(f"_{c}_{k}").to_numpy()], minlength=n_base) > 0 for k in "rv"]
-            got[c] = int((have[0] & have[1]).sum())
-    else:
-        got = items_b.select(**counts).row(0, named=True) if counts else {}
-        if per_base:
-            both = {c: (r.any() & v.any()).alias(c) for c, (r, v) in per_base.items()}
-            got.update(items_b.group_by("base_item_id").agg(*both.values())
-                       .select(pl.all().exclude("base_item_id").sum()).row(0, named=True))
     plans: dict[str, CellPlan] = {}
     for cond in CONDITION_IDS:
         d = decl.get(cond)
@@ -172,7 +181,7 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
         plan = _none(cond)
         if cond == "C7":
             if {"AB", "BA"} <= orders and not (d is not None and dstat == "unavailable"):
-                plan = CellPlan(cond, dstat or "direct", "position", "order", ("AB", "BA"), (), items_b.height, dop)
+                plan = CellPlan(cond, dstat or "direct", "position", "order", ("AB", "BA"), (), codes.n, dop)
         elif cond == "C8":
             if facts["n8"] and not (d is not None and dstat == "unavailable"):
                 plan = CellPlan(cond, dstat or "direct", "rationale", "rationale", (), (), facts["n8"], dop)

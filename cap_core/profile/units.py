@@ -5,8 +5,9 @@ place where correct, tie, unparsed and missing are decided) become dense numpy a
 verdict codes and correctness / exclusion flags of shape ``(n_judges, n_items)`` per
 order, evaluated rationales, the base-item index (:func:`cap_core.bootstrap.base_index`)
 and bootstrap stratum of every item. Item selections (subsets, planted failure types,
-variant pairs) come from one ``select`` over the items table. Every condition cell is
-then a vectorised numpy expression over all judges at once. The rules are documented
+variant pairs) and strata are read from the items' integer codes
+(:mod:`cap_core.profile.item_codes`, one polars query for every benchmark). Every condition
+cell is then a vectorised numpy expression over all judges at once. The rules are documented
 in :mod:`cap_core.profile.conditions`; this module only implements them.
 """
 
@@ -18,10 +19,11 @@ import numpy as np
 import polars as pl
 
 from cap_core import verdicts
-from cap_core.bootstrap import base_index, per_base_sums
+from cap_core.bootstrap import per_base_sums
 from cap_core.dataset import Dataset
 from cap_core.errors import CAPInputError, counted
-from cap_core.profile.coverage import reference_variant
+from cap_core.profile.coverage import reference_of
+from cap_core.profile.item_codes import ItemCodes, benchmark_codes, code_items
 
 #: Verdict codes in the dense arrays (``-1`` = no judgment row). Codes only tell verdicts
 #: apart (pure consistency: the same verdict twice); correctness comes from the flags.
@@ -36,8 +38,9 @@ MISSING_SUBSET = "(missing)"
 class BenchUnits:
     """Dense verdict arrays of one benchmark.
 
-    ``items``: the benchmark's items with ``idx`` (row) and ``base_idx`` (base-item
-    code); ``v``: order -> int8 verdict codes ``(n_judges, n_items)``; ``ok``: order ->
+    ``items``: the benchmark's items (or a part's), one per unit position (read only to name
+    an item in a message); ``codes``: their :class:`cap_core.profile.item_codes.ItemCodes`
+    (selections, base items, gold); ``v``: order -> int8 verdict codes ``(n_judges, n_items)``; ``ok``: order ->
     bool ``correct`` flags and ``bad``: order -> bool ``excluded`` flags (tie, unparsed
     or missing) of :func:`cap_core.verdicts.verdict_rows`, same shape; ``rs``:
     ``(n_judges, n_items)`` rationale_supported of the first order (-1 when null or
@@ -48,6 +51,7 @@ class BenchUnits:
     """
 
     items: pl.DataFrame
+    codes: ItemCodes
     v: dict[str, np.ndarray]
     ok: dict[str, np.ndarray]
     bad: dict[str, np.ndarray]
@@ -105,7 +109,7 @@ def prepare(ds: Dataset, judges: list[str]) -> tuple[dict, dict]:
 def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
                strata_extra: tuple[str, ...] = (), *, present: np.ndarray | None = None,
                orders: tuple[str, ...] | None = None,
-               with_strata: bool = True, base: tuple[np.ndarray, int] | None = None
+               with_strata: bool = True, codes: ItemCodes | None = None, rows: np.ndarray | None = None
                ) -> tuple[BenchUnits, list[str], tuple[str, ...]]:
     """Dense arrays of one benchmark from :func:`prepare` output.
 
@@ -117,51 +121,102 @@ def load_units(items: pl.DataFrame, coded: pl.DataFrame, judges: list[str],
     ``present`` (judge codes, ascending) and ``orders`` override the judges and orders
     found in ``coded``: a partition of the benchmark's base items
     (:func:`partition_cells`) uses the benchmark's own, so that every partition has the
-    same cells. ``with_strata=False`` leaves ``strata`` empty. ``base``: the items' base-item codes
-    and count when the caller has them (those of :func:`cap_core.bootstrap.base_index`).
+    same cells. ``with_strata=False`` leaves ``strata`` empty. ``codes``: the items'
+    :class:`cap_core.profile.item_codes.ItemCodes` when the caller has them (default: coded
+    here); ``rows``: ``(n_judgments,)`` each judgment's row in ``items`` when it differs from
+    ``coded``'s ``idx``.
     """
     g, i, o, code, ok_all, bad_all, rs_all = (coded[c].to_numpy() for c in ("g", "idx", "o", "code", "ok", "bad",
                                                                             "rs"))
+    i = i if rows is None else np.asarray(rows)
     present = np.unique(g) if present is None else np.asarray(present)
     j = np.searchsorted(present, g)
     orders = tuple(("AB", "BA")[k] for k in np.unique(o)) if orders is None else tuple(orders)
     n, nj = items.height, present.size
+    cell = j * n + i  # each judgment's place in the (n_judges, n_items) arrays, flattened
     v, ok, bad = {}, {}, {}
     for k, name in enumerate(("AB", "BA")):
         if name in orders:
             m = o == k
+            at = cell[m]
             v[name] = np.full((nj, n), MISSING, dtype=np.int8)
-            v[name][j[m], i[m]] = code[m]
+            v[name].ravel()[at] = code[m]
             ok[name] = np.zeros((nj, n), dtype=bool)
-            ok[name][j[m], i[m]] = ok_all[m] == 1
+            ok[name].ravel()[at] = ok_all[m] == 1
             bad[name] = np.ones((nj, n), dtype=bool)
-            bad[name][j[m], i[m]] = bad_all[m] == 1
+            bad[name].ravel()[at] = bad_all[m] == 1
     recv = np.zeros((nj, n), dtype=bool)
-    recv[j, i] = True  # received: a judgment row on the item in some order (cap_core.verdicts)
-    gold = items.get_column("gold").is_not_null().to_numpy() if "gold" in items.columns else np.ones(n, dtype=bool)
+    recv.ravel()[cell] = True  # received: a judgment row on the item in some order (cap_core.verdicts)
+    codes = benchmark_codes(items) if codes is None else codes
+    gold = codes.gold
     rs = np.full((nj, n), -1, dtype=np.int8)
     if orders:
         first = o == (0 if orders[0] == "AB" else 1)
-        rs[j[first], i[first]] = rs_all[first]
-    base, n_base = base_index(items["base_item_id"]) if base is None else base
-    items = items.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
-    strata = base_strata(items, base, n_base, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
-    units = BenchUnits(items, v, ok, bad, rs, recv, gold, base, n_base, strata)
+        rs.ravel()[cell[first]] = rs_all[first]
+    strata = base_strata(codes, strata_extra) if with_strata else np.zeros(0, dtype=np.int64)
+    units = BenchUnits(items, codes, v, ok, bad, rs, recv, gold, codes.base, codes.n_base, strata)
     return units, [judges[x] for x in present], orders
 
 
-def base_strata(items: pl.DataFrame, base: np.ndarray, n_base: int, strata_extra: tuple[str, ...] = ()) -> np.ndarray:
-    """``(n_base,)`` stratum label of every base item (rule: :func:`load_units`); ``items`` has ``base_idx``."""
-    n = items.height
-    cols = [c for c in dict.fromkeys(_STRATA_COLUMNS + tuple(strata_extra)) if c in items.columns]
-    key = pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in cols], separator="\x1f")
+def _dense_rank(keys: list[str]) -> tuple[np.ndarray, list[str]]:
+    """``(len(keys),)`` int64 dense rank of each key among the distinct ``keys`` in code-point order (the
+    order of polars' string sort), from 0, and the distinct keys in that order."""
+    distinct = sorted(set(keys))
+    at = {k: r for r, k in enumerate(distinct)}
+    return np.array([at[k] for k in keys], dtype=np.int64), distinct
+
+
+def _row_codes(columns: list[np.ndarray], sizes: list[int], n: int) -> np.ndarray:
+    """``(n,)`` int64, equal exactly where every column is equal (column ``k`` holds codes in ``[0, sizes[k])``)."""
+    out = np.zeros(n, dtype=np.int64)
+    span = 1
+    for x, size in zip(columns, sizes):
+        if span * size >= 2**62:  # the mixed-radix code would overflow: renumber what there is so far
+            out = np.unique(out, return_inverse=True)[1].ravel().astype(np.int64)
+            span = int(out.max(initial=0)) + 1
+        out = out * size + x
+        span *= size
+    return out
+
+
+def base_strata(codes: ItemCodes, strata_extra: tuple[str, ...] = ()) -> np.ndarray:
+    """``(n_base,)`` uint32 stratum label of every base item (rule: :func:`load_units`), from 1.
+
+    The label is the dense rank, in code-point order, of the base item's key. An item's key
+    joins its values of the strata columns (a null as ``"\\x00"``) with ``"\\x1f"``; a base
+    item's key joins its items' distinct keys, sorted, with ``"\\x1e"`` (one item per base
+    item: the item's key). Only the distinct keys are made as strings; the rest is integer work
+    on ``codes``.
+    """
+    cols = [c for c in dict.fromkeys(_STRATA_COLUMNS + tuple(strata_extra)) if c in codes.codes]
+    n, n_base = codes.n, codes.n_base
+    if n == 0:
+        return np.zeros(0, dtype=np.uint32)
+    combo = _row_codes([codes.codes[c] for c in cols], [len(codes.values[c]) + 1 for c in cols], n)
+    _, first, combo = np.unique(combo, return_index=True, return_inverse=True)
+
+    def value(c: str, k: int) -> str:
+        return codes.values[c][k - 1] if k else "\x00"
+
+    keys = ["\x1f".join(value(c, int(codes.codes[c][i])) for c in cols) for i in first]
+    rank, by_rank = _dense_rank(keys)  # of each item key (two combinations may make one string)
+    item_rank = rank[combo.ravel()]
     if n == n_base:  # one item per base item: the item's own key
-        strata = items.select(key.rank("dense").alias("s")).to_series().to_numpy()
-        strata = strata[np.argsort(base)]
-    else:
-        strata = (items.group_by("base_idx").agg(key.unique().sort().str.join("\x1e").alias("k"))
-                  .sort("base_idx").select(pl.col("k").rank("dense"))).to_series().to_numpy()
-    return strata
+        strata = np.empty(n_base, dtype=np.uint32)
+        strata[codes.base] = item_rank + 1
+        return strata
+    # each base item's distinct item keys, ascending (key order = rank order): column b of sets (-1: none)
+    k = len(by_rank)
+    pairs = np.unique(codes.base * k + item_rank)
+    pb, pr = pairs // k, pairs % k
+    per = np.bincount(pb, minlength=n_base)
+    start = np.cumsum(per) - per
+    sets = np.full((int(per.max()), n_base), -1, dtype=np.int64)
+    sets[np.arange(pairs.size) - start[pb], pb] = pr
+    _, first, which = np.unique(_row_codes(list(sets + 1), [k + 1] * len(sets), n_base),
+                                return_index=True, return_inverse=True)
+    joined = ["\x1e".join(by_rank[r] for r in sets[:, b] if r >= 0) for b in first.tolist()]
+    return (_dense_rank(joined)[0][which.ravel()] + 1).astype(np.uint32)
 
 
 #: Per-cell totals kept beside the per-base sums, in this order: numerator, denominator
@@ -199,7 +254,7 @@ class Cells:
     def add(self, key: tuple, base: np.ndarray, num: np.ndarray, den: np.ndarray | None, excl: np.ndarray,
             unrecv: np.ndarray | None = None, nogold: np.ndarray | None = None) -> None:
         self.types[key] = len(self.types)
-        num = num.astype(np.float64)
+        num = num.astype(np.float64, copy=False)
         if self.units is not None:
             self.units[key] = (base, num, np.ones_like(num) if den is None else den.astype(np.float64))
         one = self.distinct
@@ -210,7 +265,7 @@ class Cells:
             self.den_col += [start] * self.J
             tot_den = np.full(self.J, float(base.size))
         else:
-            den = den.astype(np.float64)
+            den = den.astype(np.float64, copy=False)
             self.den.append(self._block(per_base_sums(base, den.T, self.n_base, distinct=one)))
             self.den_col += list(range(start, start + self.J))
             tot_den = den.sum(axis=1)
@@ -258,7 +313,7 @@ def _variant_pairs(u: BenchUnits, sides: tuple[np.ndarray, np.ndarray], names: t
     """Base items holding a reference and a treated presentation: (base index, reference item, treated item).
 
     ``sides``: Boolean ``(n_items,)`` masks of the reference and the treated variants; ``names`` their
-    variant names (for the message). Pairs in base-item order.
+    variant names (for the message). Pairs in the order of the base codes.
 
     Raises
     ------
@@ -278,10 +333,18 @@ def _variant_pairs(u: BenchUnits, sides: tuple[np.ndarray, np.ndarray], names: t
                 fix="give each presentation variant of a base item its own variant name",
             )
         pos = np.full(u.n_base, -1, dtype=np.int64)
-        pos[base] = u.items["idx"].to_numpy()[items] if "idx" in u.items.columns else items
+        pos[base] = items
         at.append(pos)
     both = np.flatnonzero((at[0] >= 0) & (at[1] >= 0))
     return both, at[0][both], at[1][both]
+
+
+def _any(arrays: list[np.ndarray]) -> np.ndarray:
+    """Elementwise or of Boolean arrays of one shape (without stacking them first)."""
+    out = arrays[0].copy()
+    for x in arrays[1:]:
+        out |= x
+    return out
 
 
 def _failed(v: np.ndarray) -> np.ndarray:
@@ -324,26 +387,27 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
             cells.add(key, base, np.where(keep, num, 0), keep, excl, ~recv, nogold)
 
     pa = sum(correct[o].astype(np.float64) for o in orders) / len(orders)
-    pa_bad = np.logical_or.reduce([bad[o] for o in orders])
-    pa_failed = np.logical_or.reduce([failed[o] for o in orders])
-    ref = reference_variant(u.items) if ref is ... else ref
-    pool = pl.lit(True) if ref is None else (pl.col("variant") == ref)
-    sel = {}
+    pa_bad = _any([bad[o] for o in orders])
+    pa_failed = _any([failed[o] for o in orders])
+    codes = u.codes
+    ref = reference_of(codes.distinct("variant")) if ref is ... else ref
+    everything = np.ones(codes.n, dtype=bool)
+    pool = everything if ref is None else codes.mask("variant", [ref])
+    mask = {}  # item selections: Boolean (n_items,), a null value never selected
     for s in subsets:
-        sel[("s", s)] = pl.lit(True) if s == "all" else (pl.col("subset") == s)
+        mask[("s", s)] = everything if s == "all" else codes.mask("subset", [s])
     for cond, p in plans.items():
         if p.kind == "content":
-            sel[(cond, "pa")] = pool & pl.col(p.column).is_in(list(p.values))
+            mask[(cond, "pa")] = pool & codes.mask(p.column, p.values)
         elif p.kind == "subset_gap":
-            sel[(cond, "pa")] = pool & pl.col("subset").is_in(list(p.values))
-            sel[(cond, "natural_pa")] = pool & pl.col("subset").is_in(list(p.reference))
+            mask[(cond, "pa")] = pool & codes.mask("subset", p.values)
+            mask[(cond, "natural_pa")] = pool & codes.mask("subset", p.reference)
         elif p.kind == "paired":  # the two presentations of a pair (masks, not positions)
-            sel[(cond, "ref")] = pl.col("variant").is_in(list(p.reference))
-            sel[(cond, "treat")] = pl.col("variant").is_in(list(p.values))
-    names = {k: f"m{i}" for i, k in enumerate(sel)}
-    got = u.items.select([e.fill_null(False).alias(names[k]) for k, e in sel.items()])  # every selection, one pass
-    mask = {k: np.broadcast_to(got[names[k]].to_numpy(), (u.base.size,)) for k in sel}
-    idx = {k: np.flatnonzero(m) for k, m in mask.items() if k[1] not in ("ref", "treat")}
+            mask[(cond, "ref")] = codes.mask("variant", p.reference)
+            mask[(cond, "treat")] = codes.mask("variant", p.values)
+    # the items of each selection (every item: a slice, so the arrays below are views, not copies)
+    idx = {k: slice(None) if m is everything else np.flatnonzero(m) for k, m in mask.items()
+           if k[1] not in ("ref", "treat")}
     for s in subsets:
         it = idx[("s", s)]
         rv, gd = u.recv[:, it], u.gold[it]
@@ -367,8 +431,8 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
                                         bench)
             strict = sum((correct[o][:, r] & correct[o][:, t]).astype(np.float64) for o in orders) / len(orders)
             cons = sum(consistent(u.v[o][:, r], u.v[o][:, t]).astype(np.float64) for o in orders) / len(orders)
-            nb = np.logical_or.reduce([bad[o][:, x] for o in orders for x in (r, t)])
-            nf = np.logical_or.reduce([failed[o][:, x] for o in orders for x in (r, t)])
+            nb = _any([bad[o][:, x] for o in orders for x in (r, t)])
+            nf = _any([failed[o][:, x] for o in orders for x in (r, t)])
             rv, gd = u.recv[:, r] & u.recv[:, t], u.gold[r] & u.gold[t]
             add((cond, "strict", "all"), base, strict, nb, nf, rv, gd)
             add((cond, "consistency", "all"), base, cons, nb, nf, rv, gd, needs_gold=False)
@@ -393,23 +457,27 @@ def add_cells(cells: Cells, u: BenchUnits, plans, orders, subsets, bench, ref: o
 # (cap_core.profile.engine_stream / engine_dask) do that; in memory the whole benchmark is one piece.
 
 
-def item_key(items: pl.DataFrame, n_buckets: int = 1) -> tuple[pl.DataFrame, list[str]]:
+def item_key(items: pl.DataFrame, n_buckets: int = 1, coded: dict | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Per item: ``benchmark``, ``item_id`` -> ``b`` (benchmark code), ``idx`` (row within its benchmark), ``gold``, ``bucket``.
 
     ``bucket``: the item's base item falls in the ``bucket``-th of ``n_buckets`` equal ranges of its
     benchmark's base items (in base-item order), so all items of a base item share a bucket
-    and a bucket's rows of the statistics lie close together. Returns the frame and the
-    benchmark names (``b`` indexes them, sorted).
+    and a bucket's rows of the statistics lie close together. Returns the frame (``b``,
+    ``bucket`` Int32, ``idx`` Int64, the other columns as in ``items``) and the benchmark names
+    (``b`` indexes them, sorted). ``coded``: :func:`cap_core.profile.item_codes.code_items` of
+    ``items`` when the caller has it.
     """
-    names = sorted(items.get_column("benchmark").unique().to_list())
+    coded = code_items(items) if coded is None else coded
     k = max(1, int(n_buckets))
-    rank = pl.col("base_item_id").rank("dense").over("benchmark") - 1
-    key = items.select(
-        "benchmark", "item_id", "gold",
-        (pl.col("benchmark").rank("dense") - 1).cast(pl.Int32).alias("b"),
-        pl.int_range(pl.len(), dtype=pl.Int64).over("benchmark").alias("idx"),
-        (rank.cast(pl.Int64) * k // (rank.max().over("benchmark").cast(pl.Int64) + 1)).cast(pl.Int32).alias("bucket"))
-    return key, names
+    b, idx, bucket = (np.zeros(items.height, dtype=np.int64) for _ in range(3))
+    for code, (rows, codes) in enumerate(coded.values()):  # benchmarks in sorted order
+        b[rows] = code
+        idx[rows] = np.arange(rows.size)
+        bucket[rows] = codes.base * k // max(codes.n_base, 1)
+    key = pl.DataFrame([items.get_column("benchmark"), items.get_column("item_id"), items.get_column("gold"),
+                        pl.Series("b", b, dtype=pl.Int32), pl.Series("idx", idx, dtype=pl.Int64),
+                        pl.Series("bucket", bucket, dtype=pl.Int32)])
+    return key, list(coded)
 
 
 def code_judgments(judgments, key: pl.DataFrame, judges: list[str], positions: pl.Series | None = None
@@ -474,7 +542,9 @@ class BenchContext:
     judgment here, ascending; ``judges`` their names; ``orders``; ``plans`` (coverage);
     ``subsets``; ``ref`` (reference variant); ``n_base`` and ``strata`` ``(n_base,)``;
     ``notices`` (e.g. items without a subset forming the ``(missing)`` subset);
-    ``failures`` (:data:`cap_core.verdicts.FAILURE_RULES`).
+    ``failures`` (:data:`cap_core.verdicts.FAILURE_RULES`); ``codes``: the
+    :class:`cap_core.profile.item_codes.ItemCodes` of ``items`` (row for row; a subset
+    relabelled for the subset rows is relabelled there too).
     """
 
     bench: str
@@ -490,6 +560,7 @@ class BenchContext:
     notices: tuple = ()
     failures: str = "count"
     partial_gold: bool = False
+    codes: ItemCodes | None = None
 
     @property
     def position(self) -> np.ndarray:
@@ -506,36 +577,38 @@ class BenchContext:
 
 def bench_context(bench: str, items_b: pl.DataFrame, present: np.ndarray, orders: tuple[str, ...],
                   judge_list: list[str], plans: dict, by_subset: bool, failures: str = "count",
-                  base: tuple[np.ndarray, int] | None = None) -> BenchContext:
-    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``; ``base``:
-    its base-item codes and count when the caller has them, :func:`cap_core.bootstrap.base_index`)."""
+                  codes: ItemCodes | None = None) -> BenchContext:
+    """The :class:`BenchContext` of one benchmark (``items_b`` in ``ds.items`` order with ``idx``; ``codes``:
+    its :class:`cap_core.profile.item_codes.ItemCodes` when the caller has them)."""
     extra = tuple(p.column for p in plans.values() if p.kind == "content" and p.column)
-    base, n_base = base_index(items_b["base_item_id"]) if base is None else base
-    items_b = items_b.with_columns(pl.Series("base_idx", base, dtype=pl.Int64))
-    strata = base_strata(items_b, base, n_base, extra)
-    ref = reference_variant(items_b)
+    codes = benchmark_codes(items_b) if codes is None else codes
+    base, n_base = codes.base, codes.n_base
+    items_b = items_b.hstack([pl.Series("base_idx", base, dtype=pl.Int64)])
+    strata = base_strata(codes, extra)
+    ref = reference_of(codes.distinct("variant"))
     subsets, notices = ["all"], []
     if by_subset:
-        subsets += sorted(s for s in items_b.get_column("subset").unique().to_list() if s != "all")
-        n_missing = int((items_b.get_column("subset") == "all").sum())
+        subsets += [s for s in codes.present("subset") if s != "all"]
+        n_missing = int(codes.mask("subset", ["all"]).sum())
         if len(subsets) > 1 and n_missing:
             # relabel for the subset rows only: strata (and so the resamples) are fixed above
             items_b = items_b.with_columns(pl.when(pl.col("subset") == "all").then(pl.lit(MISSING_SUBSET))
                                            .otherwise(pl.col("subset")).alias("subset"))
+            codes = codes.relabel("subset", "all", MISSING_SUBSET)
             subsets.append(MISSING_SUBSET)
             notices.append(f"{bench}: {n_missing} of {counted(items_b.height, 'item')} "
                            f"{'carries' if n_missing == 1 else 'carry'} no subset; they form "
                            f"the subset row {MISSING_SUBSET!r}: they count in 'all' (micro), and the macro mean "
                            "is over the named subsets, with this row beside it")
     present = np.asarray(present, dtype=np.int64)
-    n_nogold = int(items_b.get_column("gold").null_count())
+    n_nogold = int(codes.n - codes.gold.sum())
     if n_nogold:
         notices.append(f"{bench}: {n_nogold} of {counted(items_b.height, 'item')} "
                        f"{'has' if n_nogold == 1 else 'have'} no gold label; metrics that compare "
                        "verdicts with gold use the items that have one, pure consistency uses all"
                        + ("" if n_nogold < items_b.height else " (every accuracy metric here needs gold)"))
     return BenchContext(bench, items_b, present, [judge_list[x] for x in present], tuple(orders), plans, subsets,
-                        ref, n_base, strata, tuple(notices), failures, 0 < n_nogold < items_b.height)
+                        ref, n_base, strata, tuple(notices), failures, 0 < n_nogold < items_b.height, codes)
 
 
 @dataclass
@@ -560,23 +633,28 @@ def partition_cells(ctx: BenchContext, items_part: pl.DataFrame, coded_part: pl.
     whole base items; ``coded_part``: their rows of :func:`code_judgments` (columns
     ``g``, ``idx``, ``o``, ``code``, ``ok``, ``bad``, ``rs``).
     """
-    lookup = np.full(ctx.items.height, -1, dtype=np.int64)
-    lookup[items_part.get_column("idx").to_numpy()] = np.arange(items_part.height)
-    local = items_part.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("idx"))
-    coded_local = coded_part.with_columns(pl.Series("idx", lookup[coded_part.get_column("idx").to_numpy()]))
-    # the part's base codes: ranks of the benchmark's codes (the order of base_item_id, as base_index gives)
-    uniq, local_base = np.unique(items_part.get_column("base_idx").to_numpy(), return_inverse=True)
-    u, _, _ = load_units(local.drop("base_idx"), coded_local, list(range(int(ctx.present.max(initial=-1)) + 1)),
+    at = items_part.get_column("idx").to_numpy()  # the part's rows of ctx.items
+    whole = at.size == ctx.items.height and np.array_equal(at, np.arange(at.size))
+    codes = ctx.codes if ctx.codes is not None else benchmark_codes(ctx.items)
+    codes = codes if whole else codes.take(at)
+    lookup = None
+    if not whole:  # each judgment's row in the part
+        lookup = np.full(ctx.items.height, -1, dtype=np.int64)
+        lookup[at] = np.arange(at.size)
+        lookup = lookup[coded_part.get_column("idx").to_numpy()]
+    # the part's base codes: ranks of the base items' rows in the statistics (ctx.position: by stratum, then
+    # base item), so the per-base sums come out in the statistics' order and are not permuted again
+    uniq, local_base = np.unique(ctx.position[codes.base], return_inverse=True)
+    u, _, _ = load_units(items_part, coded_part, list(range(int(ctx.present.max(initial=-1)) + 1)),
                          present=ctx.present, orders=ctx.orders, with_strata=False,
-                         base=(local_base.astype(np.int64).ravel(), int(uniq.size)))
+                         codes=codes.with_base(local_base.ravel(), uniq.size), rows=lookup)
     rows = np.zeros(u.n_base, dtype=np.int64)
-    rows[u.base] = items_part.get_column("base_idx").to_numpy()
+    rows[u.base] = codes.base
     cells = Cells(len(ctx.present), u.n_base)
     add_cells(cells, u, ctx.plans, ctx.orders, ctx.subsets, ctx.bench, ref=ctx.ref, failures=ctx.failures,
               partial_gold=ctx.partial_gold)
-    order = np.argsort(ctx.position[rows], kind="stable")  # the part's rows in the statistics' order
-    num, den, den_col, tot = cells.matrices(order)
-    return PartCells(tuple(cells.types), rows[order], _compact(num), _compact(den), den_col, tot)
+    num, den, den_col, tot = cells.matrices()
+    return PartCells(tuple(cells.types), rows, _compact(num), _compact(den), den_col, tot)
 
 
 #: Per-base sum matrices above this many bytes are kept in float32 when that is exact.
