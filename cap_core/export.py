@@ -53,12 +53,17 @@ def _frame_iv(df: object) -> pl.DataFrame:
     return df
 
 
-def _quote(col: str) -> pl.Expr:
+def _starts_like_formula(col: str) -> pl.Expr:
+    """Whether a text cell of ``col`` starts with a formula character (after leading whitespace for
+    ``=``, ``+``, ``-``, ``@``); a plain number among them is told apart by :func:`_quote`."""
     c = pl.col(col)
     trimmed = c.str.strip_chars_start()  # spaces and line breaks before "=" still run it
-    starts = pl.any_horizontal(
-        [c.str.starts_with(p) for p in FORMULA_PREFIXES] + [trimmed.str.starts_with(p) for p in "=+-@"]
-    ) & ~c.str.contains(_PLAIN_NUMBER)
+    return pl.any_horizontal(
+        [c.str.starts_with(p) for p in FORMULA_PREFIXES] + [trimmed.str.starts_with(p) for p in "=+-@"])
+
+
+def _quote(col: str) -> pl.Expr:
+    starts = _starts_like_formula(col) & ~pl.col(col).str.contains(_PLAIN_NUMBER)
     return pl.when(starts).then(pl.lit("'") + pl.col(col)).otherwise(pl.col(col)).alias(col)
 
 
@@ -84,14 +89,17 @@ def neutralise_formulas(df: pl.DataFrame) -> pl.DataFrame:
         ``df`` is not a polars DataFrame.
     """
     df = _frame_iv(df)
-    exprs = []
+    text = []
     for name, dtype in df.schema.items():
         if isinstance(dtype, pl.List):
             df = df.with_columns(pl.col(name).cast(pl.List(pl.String)).list.join("; "))
             dtype = pl.String
         if dtype == pl.String:
-            exprs.append(_quote(name))
-    return df.with_columns(exprs) if exprs else df
+            text.append(name)
+    # most tables hold no cell that starts like a formula: one look says so, and nothing is rewritten
+    if not text or not df.select(pl.any_horizontal(_starts_like_formula(c) for c in text).any()).item():
+        return df
+    return df.with_columns(_quote(c) for c in text)
 
 
 def round_floats(df: pl.DataFrame, digits: int = SIGNIFICANT_DIGITS) -> pl.DataFrame:

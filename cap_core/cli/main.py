@@ -41,7 +41,6 @@ command line; a file the system cannot read or write; a run too large for memory
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import re
@@ -81,6 +80,8 @@ _INVALID_CHOICE = re.compile(r"invalid choice: (?P<got>'[^']*'|\S+) \(choose fro
 
 def _did_you_mean(word: str, candidates, *, quote: bool = False) -> str:
     """``"; did you mean X?"`` for the candidate closest to ``word`` (difflib), else ``""``."""
+    import difflib  # only a bad command line needs it
+
     near = difflib.get_close_matches(word, list(candidates), n=1)
     return f"; did you mean {near[0]!r}?" if near and quote else f"; did you mean {near[0]}?" if near else ""
 
@@ -114,15 +115,34 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The argument parser for all verbs (its sub-parsers share its one-line errors).
 
-    With ``verb`` (the first word of a command line), the modules of :data:`EXTENSIONS`
-    are imported only until one has registered that verb (the module named like the verb
-    first): that verb's command line parses the same, without importing and building every
-    other verb (a cached ``judge`` run starts faster). An unknown verb gets the full parser.
+    With ``verb`` (the first word of a command line), only that verb is built: a verb of
+    this module is added with its siblings here (before any extension), and for any other
+    the modules of :data:`EXTENSIONS` are imported only until one has registered it (the
+    module named like the verb first). That verb's command line parses the same, without
+    importing and building every other verb (a cached ``judge`` run starts faster). An
+    unknown verb gets the full parser (every verb, in the usual order).
     """
     prog = "cap" if Path(sys.argv[0]).name == "cap" else "python -m cap_core"  # the installed command or the module
     p = _Parser(prog=prog, description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
+    core = verb is None or verb in _VERBS
+    if core:
+        _add_core_verbs(sub)
+    modules = list(EXTENSIONS)
+    if verb is not None:
+        own = "cap_core.cli." + verb.replace("-", "_")
+        modules.sort(key=lambda m: m != own)  # stable: the verb's namesake first, the rest in order
+    for module in modules:
+        if verb is not None and verb in sub.choices:
+            break
+        importlib.import_module(module).register(sub)
+    if not core and verb not in sub.choices:  # an unknown verb: the full parser, verbs in their usual order
+        return build_parser(None)
+    return p
 
+
+def _add_core_verbs(sub) -> None:
+    """Add the verbs of this module (import, build-default, profile, coverage, summary) to ``sub``."""
     from cap_core.importers.formats import FORMATS, KINDS, OPTIONS, PATH_OPTIONS, flag
 
     imp = sub.add_parser("import", help="import judge outputs into a dataset directory",
@@ -175,15 +195,6 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
     for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv), ("summary", sm)):
         parser.set_defaults(handler=_VERBS[name])
-    modules = list(EXTENSIONS)
-    if verb is not None:
-        own = "cap_core.cli." + verb.replace("-", "_")
-        modules.sort(key=lambda m: m != own)  # stable: the verb's namesake first, the rest in order
-    for module in modules:
-        if verb is not None and verb in sub.choices:
-            break
-        importlib.import_module(module).register(sub)
-    return p
 
 
 def _import(args: argparse.Namespace) -> str:

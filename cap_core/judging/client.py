@@ -400,6 +400,15 @@ class JudgeClient:
                         f"{model}: first {self.stop_after} calls failed with {seen[0][2]}"))
             self._trial.notify_all()
 
+    def _settled(self, model: str) -> bool:
+        """Whether ``model``'s first outcomes are all known (or no early stop is kept): a further outcome
+        changes nothing, so :meth:`_settle` need not be called for it (the list of first outcomes only
+        grows, so reading its length without the lock is safe)."""
+        if self.stop_after < 1:
+            return True
+        first = self._first.get(model)
+        return first is not None and len(first["seen"]) >= self.stop_after
+
     def _stopped(self, key: str, model: str, retries: int = 0) -> CallRecord:
         return CallRecord(key, model, "stopped", retries=retries, error=one_line(f"not sent: {self.halted[model]}"),
                           fatal=True)
@@ -530,11 +539,13 @@ class JudgeClient:
         hits = self.cache.get_many(keys)
         todo = []
         for i, (key, req) in enumerate(zip(keys, requests)):
-            rec = self._hit(key, req, hits[key]) if key in hits else None
-            if rec is None:
+            hit = hits.get(key)
+            if hit is None:
                 todo.append(i)
                 continue
-            self._settle(req.model, rec, False)
+            rec = self._hit(key, req, hit)
+            if not self._settled(req.model):  # no trial slot was taken for a hit: only its outcome is noted
+                self._settle(req.model, rec, False)
             out[i] = rec
             if on_done is not None:
                 on_done(i, rec)

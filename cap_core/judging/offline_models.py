@@ -23,8 +23,6 @@ def check_offline_model(model: str, *, argument: str = "model") -> None:
         :data:`cap_core.judging.local_providers.LOCAL_MODELS` or :data:`cap_core.judging.smollm.MODELS`
         (names them, and the closest one when there is one).
     """
-    import difflib
-
     from cap_core.judging.local_providers import LOCAL_MODELS
     from cap_core.judging.smollm import MODELS as SMOLLM_MODELS
 
@@ -33,6 +31,8 @@ def check_offline_model(model: str, *, argument: str = "model") -> None:
         # the provider is matched whatever its case or surrounding spaces (LOCAL/longer, " local/first"):
         # litellm would take such a name for a hosted model and fail only after the calls
         if name.lower().startswith(prefix) and model not in known:
+            import difflib  # only a refused name needs it
+
             near = difflib.get_close_matches(name.lower(), known, n=1)
             raise CAPInputError(f"unknown {prefix.rstrip('/')} model", argument=argument,
                                 expected="one of " + ", ".join(known), got=model,

@@ -36,6 +36,7 @@ from typing import Callable
 import polars as pl
 
 from cap_core.errors import CAPInputError
+from cap_core.judging import choice
 from cap_core.judging.cache import JudgeCache
 from cap_core.judging.client import Budget, JudgeClient, RetryPolicy
 from cap_core.judging.parse import parse_verdict
@@ -175,8 +176,6 @@ def build_requests(items: pl.DataFrame, spec: RunSpec) -> list[tuple[dict, str, 
     """``(item row, judge, order, request)`` for every repeat x item x judge x order (``request.repeat``
     tells the repeat). A choice judge gets the ``choice`` template and one answer token
     (:mod:`cap_core.judging.choice`)."""
-    from cap_core.judging import choice
-
     spec.validate()
     _items_iv(items)
     tpl = load_template(spec.template)
@@ -229,9 +228,7 @@ def _choice_row(row, judge, order, rec) -> dict:
 
 def _call_row(row, judge, order, rec, parse: Callable[[str], object] = parse_verdict) -> dict:
     """One row of ``calls`` (``parse``: :func:`~cap_core.judging.parse.parse_verdict`, or a memo of it)."""
-    from cap_core.judging.choice import is_choice
-
-    if is_choice(judge):
+    if choice.is_choice(judge):
         return _choice_row(row, judge, order, rec)
     parsed = parse(rec.completion) if rec.status == "ok" else None
     verdict = None

@@ -118,7 +118,8 @@ def test_a_cached_rerun_imports_no_client_and_writes_nothing_to_the_cache(runs, 
 def test_the_judge_parser_is_built_without_the_other_verbs():
     part = build_parser("judge")
     sub = next(a for a in part._actions if a.dest == "verb")
-    assert "judge" in sub.choices and "probes" not in sub.choices and "profile" in sub.choices
+    # only the verb asked for: neither another extension's verbs nor the core verbs (import, profile, ...)
+    assert "judge" in sub.choices and "probes" not in sub.choices and "profile" not in sub.choices
     full = build_parser()
     names = set(next(a for a in full._actions if a.dest == "verb").choices)
     assert {"judge", "probes", "evaluate", "source-metrics", "choose"} <= names
@@ -126,3 +127,7 @@ def test_the_judge_parser_is_built_without_the_other_verbs():
     assert vars(part.parse_args(argv)) == vars(full.parse_args(argv))
     # a verb no module registers gets the full parser (and argparse's one-line error)
     assert set(next(a for a in build_parser("nosuch")._actions if a.dest == "verb").choices) == names
+    assert list(next(a for a in build_parser("nosuch")._actions if a.dest == "verb").choices) == list(
+        next(a for a in full._actions if a.dest == "verb").choices)  # in the usual order (argparse lists them)
+    prof = build_parser("profile")  # a core verb: built with its siblings, no extension imported for it
+    assert {"profile", "import", "coverage"} <= set(next(a for a in prof._actions if a.dest == "verb").choices)
