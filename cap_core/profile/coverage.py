@@ -117,6 +117,58 @@ def facts_of(orders: pl.DataFrame, evaluated: pl.DataFrame) -> dict[str, dict]:
     return out
 
 
+class _TableCounts:
+    """The item counts :func:`plan_benchmark` reads, by polars queries over one benchmark's items table
+    (no numpy: the judging commands plan a run's coverage without loading it)."""
+
+    def __init__(self, items_b: pl.DataFrame):
+        self.items, self.n = items_b, items_b.height
+
+    def distinct(self, column: str) -> set:
+        """Distinct values of ``column`` (``None`` among them when some are null)."""
+        return set(self.items.get_column(column).unique().to_list()) if column in self.items.columns else set()
+
+    def count(self, ref: str | None, column: str, values) -> int:
+        """Items of variant ``ref`` (any when None) whose ``column`` is one of ``values`` (a null never is)."""
+        if column not in self.items.columns:
+            return 0
+        hit = pl.col(column).is_in(list(values))
+        if ref is not None:
+            hit = hit & (pl.col("variant") == ref)
+        return int(self.items.select(hit.fill_null(False).sum()).item())
+
+    def paired(self, reference, values) -> int:
+        """Base items holding an item of a ``reference`` variant and one of a ``values`` variant."""
+        v = pl.col("variant")
+        return int(self.items.group_by("base_item_id").agg(
+            v.is_in(list(reference)).fill_null(False).any().alias("r"),
+            v.is_in(list(values)).fill_null(False).any().alias("t")).select((pl.col("r") & pl.col("t")).sum()).item())
+
+
+class _CodeCounts:
+    """The same counts as :class:`_TableCounts` from a benchmark's integer item codes
+    (:class:`cap_core.profile.item_codes.ItemCodes`, the profile's path)."""
+
+    def __init__(self, codes):
+        self.codes, self.n = codes, codes.n
+
+    def distinct(self, column: str) -> set:
+        return self.codes.distinct(column)
+
+    def count(self, ref: str | None, column: str, values) -> int:
+        hit = self.codes.mask(column, values)
+        if ref is not None:
+            hit = hit & self.codes.mask("variant", [ref])
+        return int(hit.sum())
+
+    def paired(self, reference, values) -> int:
+        import numpy as np
+
+        c = self.codes
+        have = [np.bincount(c.base[c.mask("variant", x)], minlength=c.n_base) > 0 for x in (reference, values)]
+        return int((have[0] & have[1]).sum())
+
+
 def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
                    codes=None) -> dict[str, CellPlan]:
     """Resolve the measurement plan of C1..C8 on one benchmark (rules in the module doc).
@@ -125,29 +177,26 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
     (read from ``ds.judgments`` otherwise). ``codes``: this benchmark's items as
     :class:`cap_core.profile.item_codes.ItemCodes` when the caller has them
     (:func:`cap_core.profile.item_codes.code_items`); ``ds.items`` is then not read.
+    Without them the counts are polars queries over ``ds.items`` (the same counts:
+    :class:`_TableCounts`, :class:`_CodeCounts`).
 
     Returns
     -------
     dict
         Condition id -> :class:`CellPlan`, for all eight conditions.
     """
-    import numpy as np  # here, not at module level: the judging commands import this module and may not plan
-
-    from cap_core.profile.item_codes import benchmark_codes
-
-    if codes is None:
-        codes = benchmark_codes(ds.items.filter(pl.col("benchmark") == benchmark))
+    counts = (_CodeCounts(codes) if codes is not None
+              else _TableCounts(ds.items.filter(pl.col("benchmark") == benchmark)))
     decl = {r["condition"]: r for r in ds.declarations.iter_rows(named=True) if r["benchmark"] == benchmark}
     if facts is None:
         facts = judgment_facts(ds.judgments.lazy().filter(pl.col("benchmark") == benchmark)).get(
             benchmark, {"orders": [], "n8": 0})
-    variants = codes.distinct("variant")
+    variants = counts.distinct("variant")
     orders = set(facts["orders"])
     ref = reference_of(variants)
-    pool = np.ones(codes.n, dtype=bool) if ref is None else codes.mask("variant", [ref])
 
     def n_items(column: str, values) -> int:  # items of the reference variant whose column is one of values
-        return int((pool & codes.mask(column, values)).sum())
+        return counts.count(ref, column, values)
 
     got: dict[str, int] = {}  # every item count needed
     specs: dict[str, tuple] = {}
@@ -170,9 +219,7 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
             values = dvals if (sel == "variant" and dvals) else _PAIRED_DEFAULT[cond]
             reference = dref or tuple(v for v in ("plain", "original") if v in variants)[:1]
             if reference:  # base items holding both a reference and a treated item
-                have = [np.bincount(codes.base[codes.mask("variant", x)], minlength=codes.n_base) > 0
-                        for x in (reference, values)]
-                got[cond] = int((have[0] & have[1]).sum())
+                got[cond] = counts.paired(reference, values)
             specs[cond] = ("paired", values, reference)
     plans: dict[str, CellPlan] = {}
     for cond in CONDITION_IDS:
@@ -181,7 +228,7 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
         plan = _none(cond)
         if cond == "C7":
             if {"AB", "BA"} <= orders and not (d is not None and dstat == "unavailable"):
-                plan = CellPlan(cond, dstat or "direct", "position", "order", ("AB", "BA"), (), codes.n, dop)
+                plan = CellPlan(cond, dstat or "direct", "position", "order", ("AB", "BA"), (), counts.n, dop)
         elif cond == "C8":
             if facts["n8"] and not (d is not None and dstat == "unavailable"):
                 plan = CellPlan(cond, dstat or "direct", "rationale", "rationale", (), (), facts["n8"], dop)

@@ -85,3 +85,45 @@ def test_codes_answer_the_column_questions():
         half = np.arange(0, part.height, 2)
         taken = codes.take(half)
         np.testing.assert_array_equal(taken.mask("variant", ["b"]), codes.mask("variant", ["b"])[half])
+
+
+def _plan_inputs(items: pl.DataFrame):
+    from cap_core.dataset import Dataset
+    from cap_core.schema import DECLARATION_SCHEMA
+
+    judgments = pl.DataFrame({"judge": "j", "benchmark": items["benchmark"][0], "item_id": ["i0"], "order": ["AB"],
+                              "rationale_supported": pl.Series([None], dtype=pl.Int8)})
+    return Dataset(items, judgments, pl.DataFrame(schema=DECLARATION_SCHEMA))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_plans_counted_from_codes_or_from_the_table_agree(seed):
+    # plan_benchmark counts items through the integer codes (the profile) or through polars queries (the
+    # judging commands, which plan without numpy): the same plans, on tables with nulls and paired variants
+    from cap_core.profile.coverage import plan_benchmark
+
+    rng = np.random.default_rng(seed)
+    items = _table(rng, 40, several=True)
+    variants = ["plain", "polished", "length_padded", None]
+    items = items.with_columns(
+        pl.Series("variant", [variants[i] for i in rng.integers(0, 4, items.height)], dtype=pl.String),
+        pl.Series("failure_type", [["factual_fabrication", "logical_reversal", None, "scope_overclaim"][i]
+                                   for i in rng.integers(0, 4, items.height)], dtype=pl.String))
+    ds = _plan_inputs(items)
+    facts = {"orders": ["AB", "BA"], "n8": 0}
+    from_table = plan_benchmark(ds, "x", facts)
+    from_codes = plan_benchmark(ds, "x", facts, codes=benchmark_codes(items))
+    assert from_table == from_codes
+    assert {p.kind for p in from_table.values()} >= {"content", "paired", "position"}  # every kind counted
+
+
+def test_plans_of_the_shipped_data_agree_both_ways(default_data_dir):
+    from cap_core.dataset import load_dataset
+    from cap_core.profile.coverage import judgment_facts, plan_benchmark
+
+    ds = load_dataset(default_data_dir)
+    facts = judgment_facts(ds.judgments)
+    for bench in ds.benchmarks:
+        items_b = ds.items.filter(pl.col("benchmark") == bench)
+        assert plan_benchmark(ds, bench, facts[bench]) == plan_benchmark(ds, bench, facts[bench],
+                                                                         codes=benchmark_codes(items_b)), bench
