@@ -123,19 +123,26 @@ class _TableCounts:
 
     def __init__(self, items_b: pl.DataFrame):
         self.items, self.n = items_b, items_b.height
+        self._combos: list[tuple[dict, int]] | None = None
 
     def distinct(self, column: str) -> set:
         """Distinct values of ``column`` (``None`` among them when some are null)."""
         return set(self.items.get_column(column).unique().to_list()) if column in self.items.columns else set()
 
     def count(self, ref: str | None, column: str, values) -> int:
-        """Items of variant ``ref`` (any when None) whose ``column`` is one of ``values`` (a null never is)."""
+        """Items of variant ``ref`` (any when None) whose ``column`` is one of ``values`` (a null never is).
+
+        Counted from the items' distinct combinations of the selector columns, found in one query
+        the first time (a plan asks for several counts)."""
         if column not in self.items.columns:
             return 0
-        hit = pl.col(column).is_in(list(values))
-        if ref is not None:
-            hit = hit & (pl.col("variant") == ref)
-        return int(self.items.select(hit.fill_null(False).sum()).item())
+        if self._combos is None:
+            cols = [c for c in _ITEM_SELECTORS if c in self.items.columns]
+            got = self.items.group_by(cols).len() if cols else pl.DataFrame()
+            self._combos = [({c: r[c] for c in cols}, r["len"]) for r in got.iter_rows(named=True)]
+        want = set(values)
+        return sum(n for row, n in self._combos
+                   if row[column] is not None and row[column] in want and (ref is None or row.get("variant") == ref))
 
     def paired(self, reference, values) -> int:
         """Base items holding an item of a ``reference`` variant and one of a ``values`` variant."""
