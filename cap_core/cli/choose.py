@@ -85,6 +85,10 @@ def _inputs(p: argparse.ArgumentParser, presets) -> None:
                    help="minimum per condition: C7=60 on the value, C7.low=60 on the interval's lower bound "
                    "(repeatable or comma-separated); judges below are filtered out and listed")
     p.add_argument("--published", action="store_true", help="include the published CAP judges of the benchmark")
+    p.add_argument("--judge", action="append", metavar="NAME",
+                   help="rank only these judges of the data (repeatable; default every judge of the benchmark). "
+                        "Holm's correction is over the judges ranked, so this reproduces a dashboard view that "
+                        "selects some of them (its scores CSV lists them)")
     p.add_argument("--bootstrap", type=BOOTSTRAP, default=1000, help="resamples (default 1000)")
     p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--level", type=LEVEL, default=0.95, help="interval level and 1 - alpha of the Holm correction")
@@ -146,7 +150,7 @@ def _choose(args: argparse.Namespace) -> str:
     if args.weights is not None:
         weights = parse_weights(args.weights, argument="--weights")
     else:
-        name = args.preset or "balanced"
+        name = "balanced" if args.preset is None else args.preset  # '' is a misspelt preset, not the default
         if name not in PRESETS:
             from cap_core.schema import suggest_name
 
@@ -196,8 +200,21 @@ def _choose(args: argparse.Namespace) -> str:
         if judge not in judged:
             raise CAPInputError("a gated judge is not a judge of the benchmark", argument="--fail-below", got=judge,
                                 expected="one of " + ", ".join(sorted(judged)), fix="name a judge of the benchmark")
+    own = {bench: set(ds.judgments.filter(pl.col("benchmark") == bench)["judge"].unique().to_list())
+           for bench in benches}
+    for judge in args.judge or []:  # a name no judge of these benchmarks has: refused before the estimate
+        if not any(judge in names for names in own.values()):
+            from cap_core.schema import suggest_name
+
+            known = sorted(set().union(*own.values()))
+            near = suggest_name(judge, known)
+            raise CAPInputError("not a judge of the data on the benchmark", argument="--judge", got=judge,
+                                expected="one of " + ", ".join(known),
+                                fix=f"did you mean {near!r}?" if near else "name a judge of the data")
     fp = ds.fingerprint()
     results = {bench: run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
+                                 judges=None if not args.judge else [j for j in dict.fromkeys(args.judge)
+                                                                     if j in own[bench]],
                                  failures=args.failures, n_resamples=args.bootstrap, seed=args.seed, level=args.level)
                for bench in benches}
     if not any(got.choice.leaderboard["score"].is_not_null().any() for got in results.values()):

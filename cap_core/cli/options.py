@@ -53,24 +53,32 @@ class InputName(str):
     """A text option that is a name or the path of an input (``type=input_or_name``: ``--items testbed``)."""
 
 
-def output_file(text: str) -> OutputFile:
-    """``argparse`` type of an option naming a file the verb writes (checked by :func:`check_paths`).
-
-    ``-`` is refused: the verbs write files (a table, a report, a lock), never to standard output,
-    and a file named ``-`` is what a user who meant standard output would not look for."""
+def _written_path(text: str, what: str) -> str:
+    """``text`` as a path the verb writes: refused when blank or ``-`` (the verbs write files and folders,
+    never to standard output; a file named ``-`` or `` `` is not what a user who typed it would look for)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"a {what} path, not a blank name")
     if text.strip() == "-":
-        raise argparse.ArgumentTypeError("a file path, not '-' (this verb writes a file, not standard output)")
-    return OutputFile(text)
+        raise argparse.ArgumentTypeError(f"a {what} path, not '-' (this verb writes a {what}, not standard output)")
+    return text
+
+
+def output_file(text: str) -> OutputFile:
+    """``argparse`` type of an option naming a file the verb writes (checked by :func:`check_paths`;
+    blank and ``-`` refused: :func:`_written_path`)."""
+    return OutputFile(_written_path(text, "file"))
 
 
 def output_folder(text: str) -> OutputFolder:
-    """``argparse`` type of an option naming a folder the verb writes into (checked by :func:`check_paths`)."""
-    return OutputFolder(text)
+    """``argparse`` type of an option naming a folder the verb writes into (checked by :func:`check_paths`;
+    blank and ``-`` refused: :func:`_written_path`)."""
+    return OutputFolder(_written_path(text, "folder"))
 
 
 def cache_folder(text: str) -> CacheFolder:
-    """``argparse`` type of the judging cache option (not an input nor an output for :func:`check_paths`)."""
-    return CacheFolder(text)
+    """``argparse`` type of the judging cache option (not an input nor an output for :func:`check_paths`;
+    blank and ``-`` refused: :func:`_written_path`)."""
+    return CacheFolder(_written_path(text, "folder"))
 
 
 def input_or_name(text: str) -> InputName:

@@ -133,6 +133,11 @@ KINDS: list[tuple[str, list[str], str]] = [
                                                       "{D}/judgments.parquet"], "--out"),
     ("summary: --out is a folder", ["summary", "--data", "{D}", "--out", "{D}"], "--out"),
     ("summary: --out - (standard output is not a file)", ["summary", "--data", "{D}", "--out", "-"], "--out"),
+    ("summary: --out a blank name", ["summary", "--data", "{D}", "--out", " "], "--out"),
+    ("import: --out - (a folder, not standard output)", ["import", "--format", "table", "{X}/all.csv", "--out", "-"],
+     "--out"),
+    ("choose: an empty --preset", _choose("--preset", ""), "--preset"),
+    ("profile: misspelt benchmark gets the closest name", _profile("--benchmark", "judgebnch"), "did you mean"),
     ("coverage: --out replaces the data's judgments", ["coverage", "--data", "{D}", "--out",
                                                        "{D}/judgments.parquet"], "--out"),
     # -- choose: weights, presets, minimums, gates ------------------------------------------------

@@ -235,3 +235,26 @@ def test_a_misspelt_preset_or_benchmark_gets_the_closest_name(data, tmp_path, ca
     assert run(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"did you mean {meant!r}?" in err
+
+
+def test_judge_option_ranks_the_named_judges_as_data_holding_only_them(default_data_dir, tmp_path, capsys):
+    # --judge reproduces a dashboard view that selects some judges (Holm is over the judges ranked): ranking
+    # three LLMBar judges equals ranking a copy of the data that holds only their judgments
+    ds = load_dataset(default_data_dir).select(benchmarks=["llmbar"])
+    three = ["GPT-4/Rating", "GPT-4/CoT", "ChatGPT/CoT"]
+    only = save_dataset(Dataset(ds.items, ds.judgments.filter(pl.col("judge").is_in(three)), ds.declarations),
+                        tmp_path / "only")
+    full = save_dataset(ds, tmp_path / "full")
+    a, b, c = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
+    argv = ["choose", "--benchmark", "llmbar", "--preset", "balanced", "--bootstrap", "200"]
+    assert run([*argv, "--data", str(full), "--out", str(a), *sum((["--judge", j] for j in three), [])]) == 0
+    assert run([*argv, "--data", str(only), "--out", str(b)]) == 0
+    assert run([*argv, "--data", str(full), "--out", str(c)]) == 0
+    drop = ["fingerprint"]  # the two datasets differ, so do their fingerprints
+    got, want, every = (pl.read_csv(x).drop(drop) for x in (a, b, c))
+    assert sorted(got["judge"].to_list()) == sorted(three)
+    assert got.equals(want)
+    assert every.height == 14 and not every.filter(pl.col("judge").is_in(three))["p_holm"].equals(got["p_holm"])
+    capsys.readouterr()
+    assert run([*argv, "--data", str(full), "--out", str(tmp_path / "d.csv"), "--judge", "GPT-4/Ratng"]) == 2
+    assert "did you mean 'GPT-4/Rating'?" in capsys.readouterr().err
