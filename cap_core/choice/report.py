@@ -155,14 +155,14 @@ def html_report(choice: Choice, profile: pl.DataFrame, *, benchmark: str, filter
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>CAP Studio — judge choice on {html.escape(benchmark)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:80em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:3px 6px;font-size:13px;text-align:left}}</style></head>
+td,th{{border:1px solid #ccc;padding:3px 6px;font-size:13px;text-align:left}}.wide{{overflow-x:auto}}</style></head>
 <body><h1>Judge choice: {html.escape(benchmark)}</h1>
 <p id="sentence">{html.escape(choice.sentence)}</p>
 <h2>Weights</h2><p>Requested: <span id="weights-requested">{html.escape(requested)}</span></p>
 <p>In force (shares of the score over the conditions measured here; a judge lacking one of them has the rest
 renormalised, as its row's conditions say): <span id="weights">{html.escape(in_force)}</span></p>
 <p>Condition minimums: {html.escape(filt)}</p>{f"<ul id='filtered'>{out_rows}</ul>" if out_rows else ""}
-<h2>Leaderboard</h2><table id="leaderboard"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>
+<h2>Leaderboard</h2><div class="wide"><table id="leaderboard"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>
 <p>Scores and intervals in percent ({level:.0%} percentile bootstrap); differences in points from the leader
 with unadjusted intervals; p_holm: {html.escape(choice.correction)}-adjusted p-value across every pair of judges;
 a rank range such as 1–3 means the judge cannot be told apart from those around it. Published judges use a

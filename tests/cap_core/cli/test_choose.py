@@ -142,6 +142,8 @@ def test_report_verb_writes_an_offline_html_with_the_leaderboard(data, default_d
     text = out.read_text(encoding="utf-8")
     assert 'id="leaderboard"' in text and "<script src=" not in text
     assert text.count("<tr><td>") == 8  # the eight computed JudgeBench judges
+    # the wide leaderboard scrolls inside its own box: the page keeps its width (checked in chromium at 1,200 px)
+    assert '<div class="wide"><table id="leaderboard">' in text and ".wide{overflow-x:auto}" in text
     # the shipped data hold six benchmarks: a report describes one
     assert run(["report", "--data", str(default_data_dir), "--preset", "balanced", "--out", str(out)]) == 2
     assert "exactly one --benchmark" in capsys.readouterr().err
