@@ -351,6 +351,13 @@ def unswap(verdict: str, order: str) -> str:
     return SWAP[verdict] if order == "BA" else verdict
 
 
+def did_you_mean(name: str, allowed: Iterable[str], otherwise: str) -> str:
+    """The fix text for a misspelt ``name``: ``"did you mean 'X'?"`` with :func:`suggest_name`'s
+    closest allowed name, else ``otherwise``."""
+    near = suggest_name(name, allowed)
+    return f"did you mean {near!r}?" if near else otherwise
+
+
 def suggest_name(name: str, allowed: Iterable[str]) -> str | None:
     """The allowed name closest to ``name`` (``difflib.get_close_matches``, case-insensitive), if any."""
     allowed = list(allowed)

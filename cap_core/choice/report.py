@@ -59,18 +59,18 @@ def _cell(v, column: str = "") -> str:
     return html.escape(str(v))
 
 
-def _colour(row: dict, colours: Mapping[str, str] | None, rule) -> str:
+def _colour(row: dict, colours: Mapping[str, str] | None) -> str:
     """A leaderboard row's line colour: the caller's for its label, else the judge's own
     (:func:`cap_core.colours.judge_colour`, the dashboard's rule)."""
+    from cap_core.colours import judge_colour
+
     label = row["label"] if row.get("label") is not None else row["judge"]
-    return (colours or {}).get(label) or rule(label)
+    return (colours or {}).get(label) or judge_colour(label)
 
 
 def _radar(profile: pl.DataFrame, board: pl.DataFrame, colours: Mapping[str, str] | None = None,
            with_plotly: bool = True) -> str:
     import plotly.graph_objects as go
-
-    from cap_core.colours import judge_colour
 
     fig = go.Figure()
     prim = profile.filter(pl.col("primary") & pl.col("condition").is_in(list(CONDITION_IDS))).with_columns(
@@ -81,7 +81,7 @@ def _radar(profile: pl.DataFrame, board: pl.DataFrame, colours: Mapping[str, str
         val = {c: v for c, v in zip(mine["condition"], mine["value"])}
         fig.add_trace(go.Scatterpolar(r=[val.get(c) for c in CONDITION_IDS], theta=list(CONDITION_IDS),
                                       name=figure_text(r["judge"][:60]), connectgaps=False, mode="lines+markers",
-                                      line={"color": _colour(r, colours, judge_colour)}))
+                                      line={"color": _colour(r, colours)}))
     # C1 at the top, clockwise: the dashboard's radar (components/radar.py) reads the same way
     fig.update_layout(polar={"radialaxis": {"range": [0, 100]},
                              "angularaxis": {"direction": "clockwise", "categoryorder": "array",

@@ -152,11 +152,10 @@ def _choose(args: argparse.Namespace) -> str:
     else:
         name = "balanced" if args.preset is None else args.preset  # '' is a misspelt preset, not the default
         if name not in PRESETS:
-            from cap_core.schema import suggest_name
+            from cap_core.schema import did_you_mean
 
-            near = suggest_name(name, PRESETS)
             raise CAPInputError("unknown preset", argument="--preset", got=name, expected="one of " + ", ".join(PRESETS),
-                                fix=f"did you mean {near!r}?" if near else "pick a preset or pass --weights")
+                                fix=did_you_mean(name, PRESETS, "pick a preset or pass --weights"))
         weights = dict(PRESETS[name])
     filters = parse_filters(args.min, argument="--min")
     gates = _gates(args.fail_below)
@@ -165,12 +164,11 @@ def _choose(args: argparse.Namespace) -> str:
     benches = args.benchmark or ds.benchmarks
     unknown = [b for b in benches if b not in ds.benchmarks]
     if unknown:
-        from cap_core.schema import suggest_name
+        from cap_core.schema import did_you_mean
 
-        near = suggest_name(unknown[0], ds.benchmarks)
         raise CAPInputError("unknown benchmark", argument="--benchmark", got=unknown[0],
                             expected="one of " + ", ".join(ds.benchmarks),
-                            fix=f"did you mean {near!r}?" if near else "name a benchmark of the dataset")
+                            fix=did_you_mean(unknown[0], ds.benchmarks, "name a benchmark of the dataset"))
     if baseline is not None:  # everything about the baseline is checked before the estimate
         if baseline["benchmark"] not in benches:
             raise CAPInputError("the baseline's benchmark was not ranked", argument="--baseline",
@@ -193,24 +191,23 @@ def _choose(args: argparse.Namespace) -> str:
         from cap_core.profile.published import load_published_profiles
 
         published = load_published_profiles()
-    judged = set(ds.judgments.filter(pl.col("benchmark").is_in(benches))["judge"].unique().to_list())
+    own = {bench: set(ds.judgments.filter(pl.col("benchmark") == bench)["judge"].unique().to_list())
+           for bench in benches}  # the data's judges of each benchmark
+    judged = set().union(*own.values())
     if published is not None:
         judged |= set(published.filter(pl.col("benchmark").is_in(benches))["judge"].unique().to_list())
     for judge, _, _ in gates:  # a name no judge of these benchmarks has: refused before the estimate
         if judge not in judged:
             raise CAPInputError("a gated judge is not a judge of the benchmark", argument="--fail-below", got=judge,
                                 expected="one of " + ", ".join(sorted(judged)), fix="name a judge of the benchmark")
-    own = {bench: set(ds.judgments.filter(pl.col("benchmark") == bench)["judge"].unique().to_list())
-           for bench in benches}
     for judge in args.judge or []:  # a name no judge of these benchmarks has: refused before the estimate
         if not any(judge in names for names in own.values()):
-            from cap_core.schema import suggest_name
+            from cap_core.schema import did_you_mean
 
             known = sorted(set().union(*own.values()))
-            near = suggest_name(judge, known)
             raise CAPInputError("not a judge of the data on the benchmark", argument="--judge", got=judge,
                                 expected="one of " + ", ".join(known),
-                                fix=f"did you mean {near!r}?" if near else "name a judge of the data")
+                                fix=did_you_mean(judge, known, "name a judge of the data"))
     fp = ds.fingerprint()
     results = {bench: run_choice(ds, bench, weights, filters=filters, published=published, items=args.items,
                                  judges=None if not args.judge else [j for j in dict.fromkeys(args.judge)

@@ -211,12 +211,11 @@ def fetch(name: str, out: Path | str, *, revision: str | None = None, cache_dir:
         (where to get it), a non-empty ``out`` without ``force``, the Hub unreachable with no
         cached copy, a repository not found, nothing matched, or the arrange step's checks.
     """
-    from cap_core.schema import suggest_name
+    from cap_core.schema import did_you_mean
 
     if name not in REGISTRY:
-        near = suggest_name(name, names())
         raise CAPInputError("unknown benchmark to fetch", argument="NAME", expected="one of " + ", ".join(names()),
-                            got=name, fix=f"did you mean {near!r}?" if near else "pick a name from the list")
+                            got=name, fix=did_you_mean(name, names(), "pick a name from the list"))
     src = REGISTRY[name]
     if src.repo_id is None:
         raise CAPInputError(f"{name} cannot be fetched from the Hub", argument="NAME", got=name, fix=src.note)

@@ -85,13 +85,12 @@ def load_benchmark(name: str, source: str | Path) -> BenchmarkItems:
         Unknown name (argument ``benchmark``, the nearest name suggested), a missing
         folder or file, or a malformed file (file, row and column named by the importer).
     """
-    from cap_core.schema import suggest_name
+    from cap_core.schema import did_you_mean
 
     key = str(name).strip().lower()
     if key not in BENCHMARKS:
-        near = suggest_name(key, BENCHMARKS)
         raise CAPInputError("unknown benchmark", argument="benchmark", got=name, expected="one of " +
-                            ", ".join(BENCHMARKS), fix=f"did you mean {near!r}?" if near else "check the spelling")
+                            ", ".join(BENCHMARKS), fix=did_you_mean(key, BENCHMARKS, "check the spelling"))
     label_set, _what = BENCHMARKS[key]
     src = Path(source).expanduser()
     if not src.is_dir():

@@ -139,12 +139,11 @@ def _names_iv(given, allowed: list[str], what: str) -> list[str]:
         raise CAPInputError(f"{what} must be a list of names", argument=what, expected="list of str", got=given)
     unknown = [g for g in given if g not in allowed]
     if unknown:
-        from cap_core.schema import suggest_name
+        from cap_core.schema import did_you_mean
 
-        near = suggest_name(unknown[0], allowed)
         raise CAPInputError(
             f"unknown {what[:-1]} name", argument=what, expected="one of " + ", ".join(allowed), got=unknown[0],
-            fix=f"did you mean {near!r}?" if near else f"pick {what} present in the dataset",
+            fix=did_you_mean(unknown[0], allowed, f"pick {what} present in the dataset"),
         )
     return [a for a in allowed if a in set(given)]
 

@@ -34,13 +34,13 @@ from cap_core.schema import (
     CONDITION_IDS,
     CONDITIONS,
     CONTENT_FAILURE_TYPES,
+    ITEM_SELECTORS,
     PROFILE_SCHEMA,
 )
 
 __all__ = ["CellPlan", "plan_benchmark", "reference_variant", "reference_of", "coverage_matrix", "plan_members"]
 
 _PAIRED_DEFAULT = {"C5": ("polished",), "C6": ("length_padded",)}
-_ITEM_SELECTORS = ("subset", "failure_type", "variant", "flags")
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ class _TableCounts:
         if column not in self.items.columns:
             return 0
         if self._combos is None:
-            cols = [c for c in _ITEM_SELECTORS if c in self.items.columns]
+            cols = [c for c in ITEM_SELECTORS if c in self.items.columns]
             got = self.items.group_by(cols).len() if cols else pl.DataFrame()
             self._combos = [({c: r[c] for c in cols}, r["len"]) for r in got.iter_rows(named=True)]
         want = set(values)
@@ -216,7 +216,7 @@ def plan_benchmark(ds: Dataset, benchmark: str, facts: dict | None = None, *,
         sel = d["selector"] if d else None
         if cond in CONTENT_FAILURE_TYPES:
             got[f"{cond}_ft"] = n_items("failure_type", [CONTENT_FAILURE_TYPES[cond]])
-            if d is not None and sel in _ITEM_SELECTORS and dvals:
+            if d is not None and sel in ITEM_SELECTORS and dvals:
                 got[f"{cond}_sel"] = n_items(sel, dvals)
             specs[cond] = (sel, dvals)
         elif d is not None and sel == "subset" and dvals and dref:

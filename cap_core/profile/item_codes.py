@@ -15,8 +15,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-#: Item columns coded (those an item selection may name: :data:`cap_core.schema.ITEM_SELECTORS`).
-CODED_COLUMNS: tuple[str, ...] = ("subset", "failure_type", "variant", "flags")
+from cap_core.schema import ITEM_SELECTORS
+
+#: Item columns coded: those an item selection may name (:data:`cap_core.schema.ITEM_SELECTORS`).
+CODED_COLUMNS: tuple[str, ...] = ITEM_SELECTORS
 
 
 @dataclass(frozen=True)
