@@ -183,12 +183,15 @@ def write_csv(df: pl.DataFrame, path: str | Path) -> Path:
     Raises
     ------
     CAPInputError
-        ``df`` is not a polars DataFrame, or the file cannot be written.
+        ``df`` is not a polars DataFrame, ``path`` names another format than CSV
+        (``.xlsx``, ``.parquet``, …: :func:`cap_core.outputs.check_suffix`), or the file cannot be
+        written.
     """
-    from cap_core.outputs import write_file
+    from cap_core.outputs import check_suffix, write_file
 
-    data = to_csv_bytes(df)
     out = Path(path)
+    check_suffix(out, "CSV")
+    data = to_csv_bytes(df)
     try:
         write_file(out, data)
     except OSError as exc:

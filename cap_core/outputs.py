@@ -31,7 +31,55 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-__all__ = ["write_file", "remove_file", "make_dirs", "all_or_nothing", "kept"]
+__all__ = ["write_file", "remove_file", "make_dirs", "all_or_nothing", "kept", "check_suffix", "SUFFIX_FORMATS",
+           "WRITTEN_SUFFIXES"]
+
+#: What a file name's ending says the file holds, for the endings a user may type for an output
+#: (lowercase; a name with another ending, or none, says nothing and is accepted).
+SUFFIX_FORMATS = {
+    ".csv": "CSV", ".tsv": "tab-separated text", ".tab": "tab-separated text",
+    ".xlsx": "Excel", ".xlsm": "Excel", ".xls": "Excel", ".ods": "OpenDocument spreadsheet",
+    ".parquet": "Parquet", ".feather": "Arrow (Feather)", ".arrow": "Arrow", ".ipc": "Arrow",
+    ".json": "JSON", ".jsonl": "JSON Lines", ".ndjson": "JSON Lines",
+    ".html": "HTML", ".htm": "HTML", ".md": "Markdown", ".pdf": "PDF", ".png": "PNG", ".svg": "SVG",
+    ".gz": "gzip-compressed", ".zip": "zip archive", ".bz2": "bzip2-compressed", ".xz": "xz-compressed",
+    ".zst": "zstd-compressed", ".pkl": "pickle", ".pickle": "pickle",
+}
+#: The formats the project writes to a named file, and the endings that name each.
+WRITTEN_SUFFIXES = {"CSV": (".csv",), "HTML": (".html", ".htm"), "JSON": (".json",)}
+
+
+def check_suffix(path: str | Path, fmt: str) -> None:
+    """Refuse writing ``fmt`` (a key of :data:`WRITTEN_SUFFIXES`) to a file whose name says another format.
+
+    ``scores.xlsx`` or ``profile.parquet`` given for a CSV would otherwise hold comma-separated text
+    under a name every program reads as something else (a spreadsheet program refuses the file, a
+    Parquet reader fails). A name with the format's own ending, an ending not in
+    :data:`SUFFIX_FORMATS` (``scores.txt``, ``scores.out``) or none is accepted.
+
+    Raises
+    ------
+    CAPInputError
+        The name ends in another format's ending; the message names the file, what its ending
+        says and the ending to use.
+    KeyError
+        ``fmt`` is not a format the project writes (a programming error).
+    """
+    from cap_core.errors import CAPInputError
+
+    own = WRITTEN_SUFFIXES[fmt]
+    path = Path(path)
+    suffix = path.suffix.lower()
+    said = SUFFIX_FORMATS.get(suffix)
+    if said is None or suffix in own:
+        return
+    plain = path.with_suffix("")  # scores.csv.gz -> scores.csv: drop a packing ending that is not written
+    better = plain.name if said.endswith(("compressed", "archive")) and plain.suffix.lower() in own \
+        else path.with_suffix(own[0]).name
+    raise CAPInputError(f"the output's name says {said}, but {fmt} is written there"
+                        + (", uncompressed" if said.endswith(("compressed", "archive")) else ""),
+                        file=str(path), expected=f"a name ending in {' or '.join(own)}", got=path.name,
+                        fix=f"name it {better}")
 
 
 @dataclass

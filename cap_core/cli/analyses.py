@@ -34,7 +34,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import BOOTSTRAP, SEED, add_failures, finite_between, output_file
+from cap_core.cli.options import BOOTSTRAP, SEED, add_failures, finite_between, csv_file
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "VERBS"]
@@ -50,7 +50,7 @@ def _source_args(p: argparse.ArgumentParser, data: bool = False) -> None:
         p.add_argument("--seed", type=SEED, default=0)
         add_failures(p)
     p.add_argument("--source", action="append", help="keep only rows of this source (repeatable)")
-    p.add_argument("--out", type=output_file, required=True)
+    p.add_argument("--out", type=csv_file, required=True)
 
 
 def register(subparsers) -> None:
@@ -66,12 +66,12 @@ def register(subparsers) -> None:
     st.add_argument("--base", help="base view BENCHMARK[:SUBSET] (default: JudgeBench when JudgeBench-Pro is "
                     "present, else the first pair of views that share a judge)")
     st.add_argument("--stressed", help="stressed view BENCHMARK[:SUBSET] (default: see --base)")
-    st.add_argument("--summary-out", type=output_file, help="per-judge means and dominant channels")
+    st.add_argument("--summary-out", type=csv_file, help="per-judge means and dominant channels")
     ds = subparsers.add_parser("distance", help="within- and cross-family L1 profile distances")
     _source_args(ds)
     ds.add_argument("--view", action="append")
     ds.add_argument("--family-map", type=Path, help="CSV with columns judge, family (overrides name patterns)")
-    ds.add_argument("--pairs-out", type=output_file, help="every judge pair")
+    ds.add_argument("--pairs-out", type=csv_file, help="every judge pair")
     co = subparsers.add_parser("correct", help="App. K bias-corrected accuracy (clipped to [0, 1]; "
                                "saturated cells flagged)")
     co.add_argument("--data", type=Path, required=True)
@@ -80,7 +80,7 @@ def register(subparsers) -> None:
     co.add_argument("--bootstrap", type=BOOTSTRAP, default=1000)
     co.add_argument("--seed", type=SEED, default=0)
     add_failures(co)
-    co.add_argument("--out", type=output_file, required=True)
+    co.add_argument("--out", type=csv_file, required=True)
     cp = subparsers.add_parser("compare", help="paired comparison of two judges")
     cp.add_argument("--data", type=Path, required=True)
     cp.add_argument("--benchmark", required=True)
@@ -95,7 +95,7 @@ def register(subparsers) -> None:
     cp.add_argument("--seed", type=SEED, default=0)
     cp.add_argument("--margin", type=finite_between(0, 100), default=5.0, help="parity margin in points")
     add_failures(cp)
-    cp.add_argument("--out", type=output_file, required=True)
+    cp.add_argument("--out", type=csv_file, required=True)
     qc = subparsers.add_parser("qc", help="QC sensitivity: profile change without flagged items")
     qc.add_argument("--data", type=Path, required=True)
     qc.add_argument("--flag", default="low_quality")
@@ -104,23 +104,23 @@ def register(subparsers) -> None:
     qc.add_argument("--bootstrap", type=BOOTSTRAP, default=200)
     qc.add_argument("--seed", type=SEED, default=0)
     add_failures(qc)
-    qc.add_argument("--out", type=output_file, required=True)
+    qc.add_argument("--out", type=csv_file, required=True)
     hd = subparsers.add_parser("hard", help="profiles on the hard-empirical and/or a hard-constructed subset")
     hd.add_argument("--data", type=Path, required=True)
     hd.add_argument("--benchmark", required=True)
     hd.add_argument("--selector", action="append", help="judge whose A/B errors select items (hard-empirical)")
     hd.add_argument("--construction", type=Path, help="table with an item_id column: your judge-independent "
                     "hard construction (hard-constructed, CAP App. A.5)")
-    hd.add_argument("--types-out", type=output_file,
+    hd.add_argument("--types-out", type=csv_file,
                     help="CSV of the error-type distribution of each subset (CAP Table 9)")
     hd.add_argument("--judge", action="append", help="judges to profile (default all)")
     hd.add_argument("--bootstrap", type=BOOTSTRAP, default=1000)
     hd.add_argument("--seed", type=SEED, default=0)
     add_failures(hd)
-    hd.add_argument("--out", type=output_file, required=True)
+    hd.add_argument("--out", type=csv_file, required=True)
     rb = subparsers.add_parser("robustness", help="strict vs pure consistency; C8 conditional vs unconditional")
     _source_args(rb)
-    rb.add_argument("--c8-out", type=output_file, help="C8 conditional vs unconditional table")
+    rb.add_argument("--c8-out", type=csv_file, help="C8 conditional vs unconditional table")
     for verb, parser in (("spearman", sp), ("stress", st), ("distance", ds), ("correct", co), ("compare", cp),
                          ("qc", qc), ("hard", hd), ("robustness", rb)):
         parser.set_defaults(handler=VERBS[verb])

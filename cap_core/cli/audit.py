@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import SEED, input_or_name, int_between, output_file
+from cap_core.cli.options import SEED, input_or_name, int_between, csv_file
 
 __all__ = ["register"]
 
@@ -39,7 +39,7 @@ def register(sub) -> None:
     p.add_argument("--labels", action="append", required=True, type=input_or_name,
                    help="public label set (" + ", ".join(PUBLIC_SETS) + ", or all) or a CSV/JSONL file; repeatable")
     p.add_argument("--mode", choices=["paired", "item", "both"], default="both")
-    p.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+    p.add_argument("--out", type=csv_file, required=True, help="CSV file to write")
     p.add_argument("--permutations", type=int, default=100,
                    help=f"label permutations for the null (default 100; at least {MIN_PERMUTATIONS})")
     p.add_argument("--seed", type=SEED, default=0)
@@ -48,7 +48,7 @@ def register(sub) -> None:
     p.add_argument("--public-data", "--shared", dest="public_data", type=Path,
                    help="your local copy of the public data (the folder holding llmbar/, pandalm/, ... or its "
                    "parent holding data/); without it public sets come from the figures shipped in data/audit")
-    p.add_argument("--predictions", type=output_file, help="also write the out-of-fold predictions to this CSV "
+    p.add_argument("--predictions", type=csv_file, help="also write the out-of-fold predictions to this CSV "
                    "(needs --public-data for public sets)")
     p.set_defaults(handler=_audit)
 

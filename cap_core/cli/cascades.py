@@ -29,7 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cap_core.cli.options import BOOTSTRAP, SEED, int_between, output_file
+from cap_core.cli.options import BOOTSTRAP, SEED, int_between, csv_file
 
 __all__ = ["register"]
 
@@ -37,7 +37,7 @@ __all__ = ["register"]
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", type=Path, required=True, help="dataset directory")
     p.add_argument("--benchmark", required=True)
-    p.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+    p.add_argument("--out", type=csv_file, required=True, help="CSV file to write")
 
 
 def register(sub) -> None:
@@ -62,7 +62,7 @@ def register(sub) -> None:
     _common(a)
     a.add_argument("--judge", action="append", required=True)
     a.add_argument("--cheap", help="also count repeats of this judge's errors")
-    a.add_argument("--repeated", type=output_file, help="CSV for the repeated-error table (with --cheap)")
+    a.add_argument("--repeated", type=csv_file, help="CSV for the repeated-error table (with --cheap)")
     a.set_defaults(handler=_agreement)
     g = sub.add_parser("graded", help="graded (ordinal) verdicts vs ordinal labels: exact, within-one, QWK, shift")
     src = g.add_mutually_exclusive_group(required=True)
@@ -73,13 +73,13 @@ def register(sub) -> None:
     g.add_argument("--label", default="gold", help="label column (default gold)")
     g.add_argument("--jury", action="append", help="juror column of a median jury (repeat, at least 2)")
     g.add_argument("--upper-median", action="store_true", help="even juries take the upper median (default lower)")
-    g.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+    g.add_argument("--out", type=csv_file, required=True, help="CSV file to write")
     g.set_defaults(handler=_graded)
     cf = sub.add_parser("confidence", help="confidence AUROC and error by confidence band per judge")
     _common(cf)
     cf.add_argument("--judge", action="append", required=True, help="judge with a confidence or scores (repeatable)")
     cf.add_argument("--method", default="auto", help="confidence: auto, recorded, margin, decisive")
-    cf.add_argument("--bands-out", type=output_file, help="CSV of the error rate per confidence band")
+    cf.add_argument("--bands-out", type=csv_file, help="CSV of the error rate per confidence band")
     cf.set_defaults(handler=_confidence)
 
 

@@ -28,7 +28,9 @@ from cap_core.cli.options import (
     add_failures,
     add_items,
     check_outputs,
-    output_file,
+    csv_file,
+    html_file,
+    json_file,
 )
 from cap_core.errors import CAPInputError
 
@@ -54,10 +56,10 @@ def register(sub) -> None:
                        "differences from the leader (Holm-corrected) and write the scores CSV.",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(p, PRESETS)
-    p.add_argument("--out", type=output_file, required=True, help="scores CSV to write")
-    p.add_argument("--profile-out", type=output_file, help="also write the full profile CSV")
-    p.add_argument("--html", type=output_file, help="also write a self-contained HTML report (one benchmark)")
-    p.add_argument("--lock", type=output_file,
+    p.add_argument("--out", type=csv_file, required=True, help="scores CSV to write")
+    p.add_argument("--profile-out", type=csv_file, help="also write the full profile CSV")
+    p.add_argument("--html", type=html_file, help="also write a self-contained HTML report (one benchmark)")
+    p.add_argument("--lock", type=json_file,
                    help="also write a baseline file (JSON) for later --baseline gates (one benchmark)")
     p.add_argument("--fail-below", action="append", default=[], metavar="JUDGE=N",
                    help="gate: exit 1 when JUDGE's weighted score (JUDGE=N) or condition (JUDGE:C7=N) is below N")
@@ -71,7 +73,7 @@ def register(sub) -> None:
                        "weights (one line on stderr)",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _inputs(r, PRESETS)
-    r.add_argument("--out", type=output_file, required=True, help="HTML file to write")
+    r.add_argument("--out", type=html_file, required=True, help="HTML file to write")
     r.set_defaults(handler=_report)
 
 

@@ -53,8 +53,8 @@ from cap_core.cli.options import (
     MIN_CLI_RESAMPLES,
     SEED,
     add_failures,
+    csv_file,
     int_between,
-    output_file,
     output_folder,
 )
 from cap_core.cli.visible import visible
@@ -183,15 +183,15 @@ def _add_core_verbs(sub) -> None:
     pr.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a local cluster")
     pr.add_argument("--workers", type=int_between(1, 256), default=2,
                     help="workers of the local Dask cluster (default 2)")
-    pr.add_argument("--out", type=output_file, required=True)
+    pr.add_argument("--out", type=csv_file, required=True)
 
     cv = sub.add_parser("coverage", help="write the coverage matrix")
     cv.add_argument("--data", type=Path, required=True)
-    cv.add_argument("--out", type=output_file, required=True)
+    cv.add_argument("--out", type=csv_file, required=True)
 
     sm = sub.add_parser("summary", help="per judge: items received, verdicts, tie and unparsed rates (no gold needed)")
     sm.add_argument("--data", type=Path, required=True)
-    sm.add_argument("--out", type=output_file, help="CSV to write (default: print it, as source-metrics does)")
+    sm.add_argument("--out", type=csv_file, help="CSV to write (default: print it, as source-metrics does)")
 
     for name, parser in (("import", imp), ("build-default", bd), ("profile", pr), ("coverage", cv), ("summary", sm)):
         parser.set_defaults(handler=_VERBS[name])

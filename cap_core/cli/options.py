@@ -12,7 +12,7 @@ from cap_core.config import MAX_RESAMPLES
 from cap_core.errors import CAPInputError
 
 __all__ = ["check_model_names", "int_between", "finite_between", "SEED", "BOOTSTRAP", "LEVEL", "MIN_CLI_RESAMPLES", "check_paths",
-           "check_outputs", "paths_of", "output_file", "output_folder", "cache_folder", "input_or_name", "OutputFile",
+           "check_outputs", "paths_of", "csv_file", "html_file", "json_file", "output_folder", "cache_folder", "input_or_name", "OutputFile",
            "OutputFolder", "CacheFolder", "InputName", "add_call_options", "check_call_options", "add_failures",
            "add_items"]
 
@@ -38,7 +38,7 @@ SEED = int_between(0, 2**32 - 1)
 
 
 class OutputFile(type(Path())):
-    """A path option naming a file the verb writes (``type=output_file``)."""
+    """A path option naming a file the verb writes (``type=csv_file``, ``html_file`` or ``json_file``)."""
 
 
 class OutputFolder(type(Path())):
@@ -63,10 +63,29 @@ def _written_path(text: str, what: str) -> str:
     return text
 
 
-def output_file(text: str) -> OutputFile:
-    """``argparse`` type of an option naming a file the verb writes (checked by :func:`check_paths`;
-    blank and ``-`` refused: :func:`_written_path`)."""
-    return OutputFile(_written_path(text, "file"))
+def _output_file_of(fmt: str):
+    """The ``argparse`` type of an option naming a file the verb writes in ``fmt`` (a key of
+    :data:`cap_core.outputs.WRITTEN_SUFFIXES`): blank and ``-`` refused (:func:`_written_path`), and a
+    name whose ending says another format (:func:`cap_core.outputs.check_suffix`); checked against the
+    inputs later by :func:`check_paths`."""
+    from cap_core.outputs import check_suffix
+
+    def parse(text: str) -> OutputFile:
+        path = OutputFile(_written_path(text, "file"))
+        try:
+            check_suffix(path, fmt)
+        except CAPInputError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return path
+
+    parse.__name__ = f"{fmt} file"
+    return parse
+
+
+#: Options naming a CSV, an HTML or a JSON file the verb writes.
+csv_file = _output_file_of("CSV")
+html_file = _output_file_of("HTML")
+json_file = _output_file_of("JSON")
 
 
 def output_folder(text: str) -> OutputFolder:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cap_core.cli.options import output_file
+from cap_core.cli.options import csv_file
 
 __all__ = ["register"]
 
@@ -71,5 +71,5 @@ def register(subparsers) -> None:
     )
     p.add_argument("--data", type=Path, required=True, help="dataset directory (from `import llmbar|judgebench|alpacaeval|...`)")
     p.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
-    p.add_argument("--out", type=output_file, help="CSV to write (default: print it)")
+    p.add_argument("--out", type=csv_file, help="CSV to write (default: print it)")
     p.set_defaults(handler=_source_metrics)

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cap_core.cli.options import add_call_options, cache_folder, output_file, output_folder
+from cap_core.cli.options import add_call_options, cache_folder, csv_file, output_folder
 from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
 from cap_core.testbed.wording import count as _n
@@ -60,7 +60,7 @@ def register(subparsers) -> None:
     b.set_defaults(handler=_build)
     s = sub.add_parser("show", help="counts of a testbed by error type, domain, flag and review state")
     s.add_argument("folder", metavar="FOLDER", type=Path, help="a testbed folder")
-    s.add_argument("--counts-out", type=output_file, help="also write the counts as CSV")
+    s.add_argument("--counts-out", type=csv_file, help="also write the counts as CSV")
     s.set_defaults(handler=_show)
     r = sub.add_parser("replication", help="per-judge change and cross-slice Spearman of two generator slices "
                        "(CAP Table 16)")
@@ -69,7 +69,7 @@ def register(subparsers) -> None:
     r.add_argument("--first", help="first slice benchmark (default: from --testbed)")
     r.add_argument("--second", help="second slice benchmark (default: from --testbed)")
     r.add_argument("--judge", action="append", help="restrict to a judge (repeatable)")
-    r.add_argument("--table-out", type=output_file, required=True, help="CSV in CAP Table 16 form")
+    r.add_argument("--table-out", type=csv_file, required=True, help="CSV in CAP Table 16 form")
     r.set_defaults(handler=_replication)
 
 

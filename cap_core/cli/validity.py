@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cap_core.cli.options import BOOTSTRAP, SEED, cache_folder, finite_between, output_file
+from cap_core.cli.options import BOOTSTRAP, SEED, cache_folder, finite_between, csv_file
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -47,13 +47,13 @@ def register(sub) -> None:
     psub = pr.add_subparsers(dest="probes_verb", required=True)
     gen = psub.add_parser("generate", help="rule-based probes from base claims")
     gen.add_argument("--bases", type=Path, required=True, help="base claims table (CSV/TSV/JSONL/JSON/Parquet)")
-    gen.add_argument("--out", type=output_file, required=True)
-    gen.add_argument("--skipped", type=output_file, help="also write the rules that did not apply")
+    gen.add_argument("--out", type=csv_file, required=True)
+    gen.add_argument("--skipped", type=csv_file, help="also write the rules that did not apply")
     gen.add_argument("--generator", help="litellm model string of a generator model (e.g. localgen/rules); "
                                          "without it the rule-based generator runs")
     gen.add_argument("--slot", action="append", help="generate only this slot (repeatable; model generator)")
     gen.add_argument("--max-attempts", type=int, default=3, help="requests per slot at most (model generator)")
-    gen.add_argument("--attempts", type=output_file, help="also write every attempt with its verdict (model generator)")
+    gen.add_argument("--attempts", type=csv_file, help="also write every attempt with its verdict (model generator)")
     gen.add_argument("--cache", type=cache_folder, default=None, help=_CACHE_HELP)
     gen.add_argument("--api-base", default=None)
     gen.add_argument("--max-calls", type=int, default=None)
@@ -61,7 +61,7 @@ def register(sub) -> None:
     ver = psub.add_parser("verify", help="verify probes against their base claims")
     ver.add_argument("--bases", type=Path, required=True)
     ver.add_argument("--probes", type=Path, required=True)
-    ver.add_argument("--out", type=output_file, required=True)
+    ver.add_argument("--out", type=csv_file, required=True)
     ver.add_argument("--max-length-change", type=finite_between(0, 100, low_open=True), default=None,
                      help="fraction, e.g. 0.5")
     ver.set_defaults(handler=_verify)
@@ -69,7 +69,7 @@ def register(sub) -> None:
     gr.add_argument("--bases", type=Path, required=True)
     gr.add_argument("--probes", type=Path, required=True, help="verified probe table")
     gr.add_argument("--judge", action="append", required=True, help="litellm model string (repeatable)")
-    gr.add_argument("--out", type=output_file, required=True)
+    gr.add_argument("--out", type=csv_file, required=True)
     gr.add_argument("--cache", type=cache_folder, default=None, help=_CACHE_HELP)
     gr.add_argument("--max-calls", type=int, default=None)
     gr.add_argument("--api-base", default=None)
@@ -77,15 +77,15 @@ def register(sub) -> None:
     an = psub.add_parser("annotate", help="apply human direction annotation to probes")
     an.add_argument("--probes", type=Path, required=True)
     an.add_argument("--annotations", type=Path, required=True, help="probe_id, annotator, label (changed/unchanged)")
-    an.add_argument("--out", type=output_file, required=True, help="the probes that enter the arms")
-    an.add_argument("--report", type=output_file, help="per-slot agreement and yield")
+    an.add_argument("--out", type=csv_file, required=True, help="the probes that enter the arms")
+    an.add_argument("--report", type=csv_file, help="per-slot agreement and yield")
     an.add_argument("--min-agreement", type=finite_between(0, 1), default=0.75)
     an.set_defaults(handler=_annotate)
     va = sub.add_parser("validity", help="(S, R) operating points of graded judges")
     va.add_argument("--grades", type=Path, required=True, help="graded probe table")
-    va.add_argument("--out", type=output_file, required=True)
-    va.add_argument("--sweep", type=output_file, help="also write the full threshold sweep")
-    va.add_argument("--slots", type=output_file, help="also write R / flip rate per slot at the matched threshold")
+    va.add_argument("--out", type=csv_file, required=True)
+    va.add_argument("--sweep", type=csv_file, help="also write the full threshold sweep")
+    va.add_argument("--slots", type=csv_file, help="also write R / flip rate per slot at the matched threshold")
     va.add_argument("--min-s", type=finite_between(0, 1), default=0.90, help="invariance floor (proportion)")
     va.add_argument("--bootstrap", type=BOOTSTRAP, default=1000)
     va.add_argument("--seed", type=SEED, default=0)

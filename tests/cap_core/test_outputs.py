@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from cap_core.errors import CAPInputError
-from cap_core.outputs import all_or_nothing, kept, make_dirs, remove_file, write_file
+from cap_core.outputs import all_or_nothing, check_suffix, kept, make_dirs, remove_file, write_file
 
 
 def _names(folder):
@@ -94,3 +94,39 @@ def test_a_choose_refused_after_its_first_files_leaves_the_disk_as_it_was(defaul
     assert code == 2 and "the report cannot be drawn" in capsys.readouterr().err
     assert out.read_text() == "earlier scores\n"
     assert _names(tmp_path) == ["s.csv"]
+
+
+@pytest.mark.parametrize("name", ["s.csv", "S.CSV", "s.txt", "s.out", "scores", "v1.2.csv"])
+def test_a_csv_may_be_named_csv_or_for_nothing_else(name):
+    check_suffix(name, "CSV")  # no error
+
+
+@pytest.mark.parametrize("name, says, fix", [
+    ("s.xlsx", "Excel", "name it s.csv"), ("s.parquet", "Parquet", "name it s.csv"),
+    ("s.json", "JSON", "name it s.csv"), ("s.tsv", "tab-separated", "name it s.csv"),
+    ("s.csv.gz", "gzip-compressed", "name it s.csv"), ("s.ZIP", "zip archive", "name it s.csv"),
+])
+def test_a_csv_named_for_another_format_is_refused_with_the_name_to_use(name, says, fix):
+    with pytest.raises(CAPInputError) as info:
+        check_suffix(name, "CSV")
+    msg = str(info.value)
+    assert says in msg and name in msg and fix in msg and ".csv.csv" not in msg, msg
+
+
+def test_html_and_json_outputs_take_their_own_endings():
+    check_suffix("r.html", "HTML")
+    check_suffix("r.HTM", "HTML")
+    check_suffix("b.json", "JSON")
+    for name, fmt in (("r.csv", "HTML"), ("b.csv", "JSON"), ("b.jsonl", "JSON")):
+        with pytest.raises(CAPInputError, match="ending in"):
+            check_suffix(name, fmt)
+
+
+def test_the_csv_writer_refuses_a_parquet_name_and_writes_nothing(tmp_path):
+    from cap_core.export import write_csv
+
+    with pytest.raises(CAPInputError, match="Parquet"):
+        write_csv(pl.DataFrame({"x": [1]}), tmp_path / "t.parquet")
+    assert _names(tmp_path) == []
+    write_csv(pl.DataFrame({"x": [1]}), tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_text() == "x\n1\n"

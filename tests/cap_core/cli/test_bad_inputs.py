@@ -412,6 +412,14 @@ KINDS: list[tuple[str, list[str], str]] = [
                                                          "{D}/items.parquet"], "--out"),
     ("source-metrics: data without a source of its own metrics", ["source-metrics", "--data", str(ROOT / "data" / "pandalm"),
                                                            "--out", "{T}/m.csv"], "pandalm"),
+    # -- an output named for another format than the one written (cap_core.outputs.check_suffix) ---------
+    ("choose: --out names an Excel file", ["choose", "--data", "{D}", "--benchmark", JB, "--out", "{T}/s.xlsx"],
+     "s.xlsx"),
+    ("profile: --out names a Parquet file", ["profile", "--data", "{D}", "--out", "{T}/p.parquet"], "p.parquet"),
+    ("report: --out names a CSV", ["report", "--data", "{D}", "--benchmark", JB, "--out", "{T}/r.csv"], "r.csv"),
+    ("choose: --lock names a CSV", [*_choose("--lock", "{T}/l.csv")], "l.csv"),
+    ("choose: --html names a PDF", [*_choose("--html", "{T}/r.pdf")], "r.pdf"),
+    ("jury: --out names a gzip file", [*_JURY[:-1], "{T}/j.csv.gz"], "j.csv.gz"),
 ]
 
 
