@@ -82,8 +82,30 @@ def _did_you_mean(word: str, candidates, *, quote: bool = False) -> str:
     """``"; did you mean X?"`` for the candidate closest to ``word`` (difflib), else ``""``."""
     import difflib  # only a bad command line needs it
 
-    near = difflib.get_close_matches(word, list(candidates), n=1)
+    # 0.75: a slip of one or two letters scores above 0.85; a different word that shares letters
+    # (--questions / --regenerations: 0.62) is not offered
+    near = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
     return f"; did you mean {near[0]!r}?" if near and quote else f"; did you mean {near[0]}?" if near else ""
+
+
+def _option_hints(extras: list[str], parser: argparse.ArgumentParser) -> str:
+    """What to say of the unknown ``--words`` among ``extras``: a positional typed as an option
+    (``--questions`` where ``questions`` is given by position), else the closest option; with more than
+    one word, each hint names its word."""
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    positionals = {a.dest.replace("_", "-"): a.metavar or a.dest.upper() for a in parser._actions
+                   if not a.option_strings and not isinstance(a, argparse._SubParsersAction)}
+    words = [w.split("=", 1)[0] for w in extras if w.startswith("--") and w.split("=", 1)[0] not in options]
+    hints = []
+    for word in words:
+        if word[2:] in positionals:
+            hint = f"; {positionals[word[2:]]} is given by position, without {word}"
+        else:
+            hint = _did_you_mean(word, options)
+            if hint and len(words) > 1:
+                hint = hint.replace("; did you mean", f"; {word}: did you mean")
+        hints.append(hint)
+    return "".join(hints)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -102,13 +124,15 @@ class _Parser(argparse.ArgumentParser):
 
     def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse hook
         ns, extras = self.parse_known_args(args, namespace)
-        if extras:  # said by the verb's own parser: its help, its options
-            verbs = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
-            parser = (verbs[0].choices.get(getattr(ns, "verb", None)) if verbs else None) or self
-            options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
-            hints = "".join(_did_you_mean(w.split("=", 1)[0], options) for w in extras
-                            if w.startswith("--") and w.split("=", 1)[0] not in options)
-            parser.error(f"unrecognized arguments: {' '.join(extras)}{hints}")
+        if extras:  # said by the innermost parser chosen (``testbed build``): its help, its options
+            parser = self
+            while True:
+                verbs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+                chosen = verbs[0].choices.get(getattr(ns, verbs[0].dest, None)) if verbs else None
+                if chosen is None:
+                    break
+                parser = chosen
+            parser.error(f"unrecognized arguments: {' '.join(extras)}{_option_hints(extras, parser)}")
         return ns
 
 

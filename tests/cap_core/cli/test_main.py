@@ -254,6 +254,16 @@ def test_a_second_output_that_is_a_folder_writes_nothing(tmp_path, capsys, argv,
      "error: unrecognized arguments: --benchmak judgebench; did you mean --benchmark? (see `{prog} choose --help`)"),
     (["choose", "--data", "d", "--out", "s.csv", "--prset=balanced"],
      "error: unrecognized arguments: --prset=balanced; did you mean --preset? (see `{prog} choose --help`)"),
+    # a sub-verb's option: that sub-verb's help and options (testbed build, probes verify)
+    (["testbed", "build", "q.csv", "--out", "o", "--generatr", "rules"],
+     "error: unrecognized arguments: --generatr rules; did you mean --generator? (see `{prog} testbed build --help`)"),
+    # a positional typed as an option, and two unknown words: each hint names its word
+    (["testbed", "build", "--questions", "q.csv", "--out", "o", "--dryrun"],
+     "error: unrecognized arguments: --questions --dryrun; QUESTIONS is given by position, without --questions; "
+     "--dryrun: did you mean --dry-run? (see `{prog} testbed build --help`)"),
+    # a word that shares letters with an option but is not a slip of it gets no guess (0.62 < 0.75)
+    (["testbed", "build", "q.csv", "--out", "o", "--questionz", "x"],
+     "error: unrecognized arguments: --questionz x (see `{prog} testbed build --help`)"),
     # an invalid choice: the closest allowed value (the formats registry's kinds)
     (["import", "--format", "alpaca", "x", "--out", "o"],
      "error: argument --format: invalid choice: 'alpaca' (choose from 'table', 'llmbar', 'judgebench', 'pandalm', "
