@@ -20,6 +20,8 @@ user gave with at most 12 digits comes back as given at any magnitude (a request
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -189,6 +191,9 @@ def write_csv(df: pl.DataFrame, path: str | Path) -> Path:
     """
     from cap_core.outputs import check_suffix, write_file
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise CAPInputError("the output path is not a path", argument="path", expected="a str or pathlib.Path",
+                            got=type(path).__name__, fix="pass the file's path as text or a Path")
     out = Path(path)
     check_suffix(out, "CSV")
     data = to_csv_bytes(df)

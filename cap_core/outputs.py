@@ -42,9 +42,14 @@ SUFFIX_FORMATS = {
     ".parquet": "Parquet", ".feather": "Arrow (Feather)", ".arrow": "Arrow", ".ipc": "Arrow",
     ".json": "JSON", ".jsonl": "JSON Lines", ".ndjson": "JSON Lines",
     ".html": "HTML", ".htm": "HTML", ".md": "Markdown", ".pdf": "PDF", ".png": "PNG", ".svg": "SVG",
-    ".gz": "gzip-compressed", ".zip": "zip archive", ".bz2": "bzip2-compressed", ".xz": "xz-compressed",
-    ".zst": "zstd-compressed", ".pkl": "pickle", ".pickle": "pickle",
+    ".xlsb": "Excel", ".numbers": "Numbers spreadsheet", ".xml": "XML", ".yaml": "YAML", ".yml": "YAML",
+    ".docx": "Word", ".sqlite": "SQLite", ".db": "database", ".h5": "HDF5", ".hdf5": "HDF5", ".avro": "Avro",
+    ".orc": "ORC",
+    ".gz": "gzip-compressed", ".tgz": "gzip-compressed archive", ".zip": "zip archive", ".7z": "7-Zip archive",
+    ".tar": "tar archive", ".bz2": "bzip2-compressed", ".xz": "xz-compressed", ".zst": "zstd-compressed",
+    ".lz4": "lz4-compressed", ".pkl": "pickle", ".pickle": "pickle",
 }
+_PACKED = ("compressed", "archive")
 #: The formats the project writes to a named file, and the endings that name each.
 WRITTEN_SUFFIXES = {"CSV": (".csv",), "HTML": (".html", ".htm"), "JSON": (".json",)}
 
@@ -69,15 +74,27 @@ def check_suffix(path: str | Path, fmt: str) -> None:
 
     own = WRITTEN_SUFFIXES[fmt]
     path = Path(path)
-    suffix = path.suffix.lower()
+    # the ending as a reader sees it: trailing blanks and dots dropped (``"s.xlsx "``, ``s.xlsx.``), and a
+    # name that is only an ending (``.xlsx``) read as one
+    name = path.name.rstrip(" .\t\r\n")
+    suffix = ("." + name.rsplit(".", 1)[1]).lower() if "." in name else ""
     said = SUFFIX_FORMATS.get(suffix)
     if said is None or suffix in own:
         return
-    plain = path.with_suffix("")  # scores.csv.gz -> scores.csv: drop a packing ending that is not written
-    better = plain.name if said.endswith(("compressed", "archive")) and plain.suffix.lower() in own \
-        else path.with_suffix(own[0]).name
+    # the name to use: every known ending dropped (s.xlsx.gz, l.csv.gz for JSON), the format's own kept
+    stem = name
+    while "." in stem.strip(".") and ("." + stem.rsplit(".", 1)[1]).lower() in SUFFIX_FORMATS:
+        last = "." + stem.rsplit(".", 1)[1]
+        if last.lower() in own:
+            break
+        stem = stem.rsplit(".", 1)[0]
+    if stem.startswith(".") and stem.count(".") == 1 and stem.lower() in SUFFIX_FORMATS:  # only an ending
+        better = f"out{own[0]} (a name before the ending)"
+    else:
+        better = stem if ("." + stem.rsplit(".", 1)[-1]).lower() in own else stem + own[0]
+    packed = said.endswith(_PACKED)
     raise CAPInputError(f"the output's name says {said}, but {fmt} is written there"
-                        + (", uncompressed" if said.endswith(("compressed", "archive")) else ""),
+                        + (", uncompressed" if packed else ""),
                         file=str(path), expected=f"a name ending in {' or '.join(own)}", got=path.name,
                         fix=f"name it {better}")
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -57,6 +56,7 @@ from cap_core.cli.options import (
     int_between,
     output_folder,
 )
+from cap_core.cli.parser import Parser
 from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
 
@@ -75,67 +75,6 @@ EXTENSIONS: tuple[str, ...] = ("cap_core.cli.cascades", "cap_core.cli.audit", "c
                                "cap_core.cli.evaluate", "cap_core.cli.source_metrics", "cap_core.cli.testbed")
 
 
-_INVALID_CHOICE = re.compile(r"invalid choice: (?P<got>'[^']*'|\S+) \(choose from (?P<choices>.*)\)")
-
-
-def _did_you_mean(word: str, candidates, *, quote: bool = False) -> str:
-    """``"; did you mean X?"`` for the candidate closest to ``word`` (difflib), else ``""``."""
-    import difflib  # only a bad command line needs it
-
-    # 0.75: a slip of one or two letters scores above 0.85; a different word that shares letters
-    # (--questions / --regenerations: 0.62) is not offered
-    near = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
-    return f"; did you mean {near[0]!r}?" if near and quote else f"; did you mean {near[0]}?" if near else ""
-
-
-def _option_hints(extras: list[str], parser: argparse.ArgumentParser) -> str:
-    """What to say of the unknown ``--words`` among ``extras``: a positional typed as an option
-    (``--questions`` where ``questions`` is given by position), else the closest option; with more than
-    one word, each hint names its word."""
-    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
-    positionals = {a.dest.replace("_", "-"): a.metavar or a.dest.upper() for a in parser._actions
-                   if not a.option_strings and not isinstance(a, argparse._SubParsersAction)}
-    words = [w.split("=", 1)[0] for w in extras if w.startswith("--") and w.split("=", 1)[0] not in options]
-    hints = []
-    for word in words:
-        if word[2:] in positionals:
-            hint = f"; {positionals[word[2:]]} is given by position, without {word}"
-        else:
-            hint = _did_you_mean(word, options)
-            if hint and len(words) > 1:
-                hint = hint.replace("; did you mean", f"; {word}: did you mean")
-        hints.append(hint)
-    return "".join(hints)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad command line is one line on stderr (exit 2), not the usage block.
-
-    The line points at the help of the verb concerned (``cap choose --help``) and suggests
-    the closest of that verb's options for a misspelt one (``--benchmak``: did you mean
-    ``--benchmark``?) and the closest allowed value for an invalid choice.
-    """
-
-    def error(self, message: str) -> None:  # noqa: D102 - argparse hook
-        m = _INVALID_CHOICE.search(message)
-        if m:
-            message += _did_you_mean(m["got"].strip("'"), re.findall(r"'([^']*)'", m["choices"]), quote=True)
-        self.exit(2, f"error: {' '.join(message.split())} (see `{self.prog} --help`)\n")
-
-    def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse hook
-        ns, extras = self.parse_known_args(args, namespace)
-        if extras:  # said by the innermost parser chosen (``testbed build``): its help, its options
-            parser = self
-            while True:
-                verbs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-                chosen = verbs[0].choices.get(getattr(ns, verbs[0].dest, None)) if verbs else None
-                if chosen is None:
-                    break
-                parser = chosen
-            parser.error(f"unrecognized arguments: {' '.join(extras)}{_option_hints(extras, parser)}")
-        return ns
-
-
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The argument parser for all verbs (its sub-parsers share its one-line errors).
 
@@ -147,7 +86,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     unknown verb gets the full parser (every verb, in the usual order).
     """
     prog = "cap" if Path(sys.argv[0]).name == "cap" else "python -m cap_core"  # the installed command or the module
-    p = _Parser(prog=prog, description="Conditional Accuracy Profiling of LLM judges.")
+    p = Parser(prog=prog, description="Conditional Accuracy Profiling of LLM judges.")
     sub = p.add_subparsers(dest="verb", required=True)
     core = verb is None or verb in _VERBS
     if core:

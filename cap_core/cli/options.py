@@ -55,11 +55,18 @@ class InputName(str):
 
 def _written_path(text: str, what: str) -> str:
     """``text`` as a path the verb writes: refused when blank or ``-`` (the verbs write files and folders,
-    never to standard output; a file named ``-`` or `` `` is not what a user who typed it would look for)."""
+    never to standard output; a file named ``-`` or `` `` is not what a user who typed it would look for),
+    a file path ending in a slash (``s.csv/``: a folder was meant, or a slip), and a path starting with a
+    literal ``~`` (quoted, so the shell did not expand it: a folder named ``~`` would be made)."""
     if not text.strip():
         raise argparse.ArgumentTypeError(f"a {what} path, not a blank name")
     if text.strip() == "-":
         raise argparse.ArgumentTypeError(f"a {what} path, not '-' (this verb writes a {what}, not standard output)")
+    if what == "file" and text.endswith(("/", "\\")):
+        raise argparse.ArgumentTypeError(f"a file path, not a folder: {text!r} ends in a slash; name the file")
+    if Path(text).parts[:1] == ("~",):
+        raise argparse.ArgumentTypeError(f"{text!r} starts with a literal '~' (the shell expands it only unquoted); "
+                                         "write the home folder out, e.g. $HOME/…")
     return text
 
 

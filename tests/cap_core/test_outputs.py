@@ -130,3 +130,24 @@ def test_the_csv_writer_refuses_a_parquet_name_and_writes_nothing(tmp_path):
     assert _names(tmp_path) == []
     write_csv(pl.DataFrame({"x": [1]}), tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_text() == "x\n1\n"
+
+
+@pytest.mark.parametrize("name, fmt, fix", [
+    ("s.xlsx.gz", "CSV", "name it s.csv"), ("s.tar.gz", "CSV", "name it s.csv"),
+    ("s.csv.gz.zip", "CSV", "name it s.csv"), ("l.csv.gz", "JSON", "name it l.json"),
+    ("r.html.gz", "HTML", "name it r.html"), ("s.xlsx ", "CSV", "name it s.csv"),
+    ("s.xlsx\n", "CSV", "name it s.csv"), ("s.xlsx.", "CSV", "name it s.csv"),
+    (".xlsx", "CSV", "name it out.csv"), ("s.tgz", "CSV", "name it s.csv"), ("s.xlsb", "CSV", "name it s.csv"),
+])
+def test_every_known_ending_is_dropped_from_the_name_to_use(name, fmt, fix):
+    with pytest.raises(CAPInputError) as info:
+        check_suffix(name, fmt)
+    assert str(info.value).split("Fix: ")[1].startswith(fix), str(info.value)
+
+
+def test_the_csv_writer_refuses_what_is_not_a_path(tmp_path):
+    from cap_core.export import write_csv
+
+    for bad in (None, 123, b"x.csv"):
+        with pytest.raises(CAPInputError, match="not a path"):
+            write_csv(pl.DataFrame({"x": [1]}), bad)

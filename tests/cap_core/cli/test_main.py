@@ -261,9 +261,13 @@ def test_a_second_output_that_is_a_folder_writes_nothing(tmp_path, capsys, argv,
     (["testbed", "build", "--questions", "q.csv", "--out", "o", "--dryrun"],
      "error: unrecognized arguments: --questions --dryrun; QUESTIONS is given by position, without --questions; "
      "--dryrun: did you mean --dry-run? (see `{prog} testbed build --help`)"),
-    # a word that shares letters with an option but is not a slip of it gets no guess (0.62 < 0.75)
+    # a word that shares letters with an option but is not a slip of it gets no guess (--regen /
+    # --regenerations: 0.64 < 0.75); a slip of a positional's name is said as the positional
+    (["testbed", "build", "q.csv", "--out", "o", "--regen", "x"],
+     "error: unrecognized arguments: --regen x (see `{prog} testbed build --help`)"),
     (["testbed", "build", "q.csv", "--out", "o", "--questionz", "x"],
-     "error: unrecognized arguments: --questionz x (see `{prog} testbed build --help`)"),
+     "error: unrecognized arguments: --questionz x; QUESTIONS is given by position, without --questionz "
+     "(see `{prog} testbed build --help`)"),
     # an invalid choice: the closest allowed value (the formats registry's kinds)
     (["import", "--format", "alpaca", "x", "--out", "o"],
      "error: argument --format: invalid choice: 'alpaca' (choose from 'table', 'llmbar', 'judgebench', 'pandalm', "

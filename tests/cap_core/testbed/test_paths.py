@@ -32,7 +32,10 @@ def _snapshot(*folders: Path) -> dict[Path, bytes]:
 
 
 def _refused(capsys, argv: list[str], *words: str) -> str:
-    rc = main(argv)
+    try:
+        rc = main(argv)
+    except SystemExit as stop:  # refused by the option's own type (a name for another format)
+        rc = stop.code
     cap = capsys.readouterr()
     assert rc == 2 and cap.out == "" and cap.err.startswith("error: ") and cap.err.count("\n") == 1, cap.err
     for w in words:
@@ -49,21 +52,26 @@ def test_replication_table_never_replaces_the_questions_file_or_the_run(setup, c
                       str(questions)], "the output file is the questions file this testbed was built from",
              "argument `--table-out`")
     _refused(capsys, ["testbed", "replication", "--data", str(run), "--testbed", str(tb), "--table-out",
-                      str(run / "judgments.parquet")], "a file the input folder of --data is read from",
+                      str(run / "notices.txt")], "a file the input folder of --data is read from",
              "argument `--table-out`")
     _refused(capsys, ["testbed", "replication", "--data", str(run), "--testbed", str(tb), "--table-out",
-                      str(tb / "testbed.json")], "input folder of --testbed")
+                      str(tb / "variants.csv")], "input folder of --testbed")
+    # names of the run's and the testbed's own tables are refused by their endings already (a CSV is written)
+    for out in (run / "judgments.parquet", tb / "testbed.json"):
+        _refused(capsys, ["testbed", "replication", "--data", str(run), "--testbed", str(tb), "--table-out",
+                          str(out)], "argument --table-out: the output's name says", out.name)
     assert _snapshot(questions.parent, tb, run) == before
 
 
 def test_show_counts_never_replace_the_testbed(setup, capsys, tmp_path):
     questions, tb, _ = setup
     before = _snapshot(questions.parent, tb)
-    for name in ("pairs.parquet", "testbed.json", "review.jsonl"):
-        # review.jsonl does not exist yet: it would be read as the review once written
+    _refused(capsys, ["testbed", "show", str(tb), "--counts-out", str(tb / "variants.csv")],
+             "the output would replace variants.csv, a file the input folder of FOLDER is read from",
+             "argument `--counts-out`")
+    for name in ("pairs.parquet", "testbed.json", "review.jsonl"):  # refused by their endings already
         _refused(capsys, ["testbed", "show", str(tb), "--counts-out", str(tb / name)],
-                 f"the output would replace {name}, a file the input folder of FOLDER is read from" if (tb / name).exists()
-                 else "the output would replace the testbed's own review.jsonl", "argument `--counts-out`")
+                 "argument --counts-out: the output's name says", name)
     _refused(capsys, ["testbed", "show", str(tb), "--counts-out", str(questions)],
              "the questions file this testbed was built from")
     assert _snapshot(questions.parent, tb) == before
