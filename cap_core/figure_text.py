@@ -19,10 +19,11 @@ literally), and so do tables (:mod:`ui.text` escapes Markdown where it is shown)
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Iterable
 
-__all__ = ["figure_text", "figure_texts", "acting", "show_acting"]
+__all__ = ["figure_text", "figure_texts", "acting", "show_acting", "ACTING_RE"]
 
 #: Characters that act on the text around them instead of being seen, besides the C0/C1 controls
 #: (Unicode category Cc): the line and paragraph separators and the bidirectional marks,
@@ -30,6 +31,11 @@ __all__ = ["figure_text", "figure_texts", "acting", "show_acting"]
 #: read ``txt.exe``).
 _ACTING = frozenset("\u2028\u2029\u200e\u200f\u061c" + "".join(map(chr, range(0x202A, 0x202F)))
                     + "".join(map(chr, range(0x2066, 0x206A))))
+
+
+#: :func:`acting` as a pattern, to find the first such character of a long text fast (category Cc is
+#: exactly U+0000-U+001F and U+007F-U+009F).
+ACTING_RE = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(re.escape(c) for c in _ACTING)) + "]")
 
 
 def acting(ch: str) -> bool:

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from cap_core.cli.options import SEED, input_or_name, int_between, csv_file
+from cap_core.cli.visible import visible
 
 __all__ = ["register"]
 
@@ -114,7 +115,7 @@ def _audit(args: argparse.Namespace) -> str:
         tables.append(res.table)
         preds.append(res.predictions)
         for note in dict.fromkeys([*sets[name].notices, *res.notices]):
-            print(f"notice: {note}", file=sys.stderr)
+            print(visible(f"notice: {note}"), file=sys.stderr)
     table = pl.concat(tables)
     write_csv(table, args.out)
     if args.predictions is not None:

@@ -30,6 +30,7 @@ from pathlib import Path
 import polars as pl
 
 from cap_core.cli.options import BOOTSTRAP, SEED, int_between, csv_file
+from cap_core.cli.visible import visible
 
 __all__ = ["register"]
 
@@ -105,7 +106,7 @@ def _cascade(args) -> str:
     d = cascade_data(ds, args.benchmark, args.cheap, args.fallback, method=args.method, prices=prices)  # checks first
     for note in cost_notices(cost_summary(ds, args.benchmark, list(dict.fromkeys([args.cheap, *args.fallback])),
                                           prices)):
-        print(f"notice: {note}", file=sys.stderr)
+        print(visible(f"notice: {note}"), file=sys.stderr)
     curve = pl.concat([cascade_curve(d, fb).with_columns(pl.lit(fb).alias("fallback")) for fb in d.fallbacks])
     _write(curve.select("fallback", "tau", "accuracy", "deferral_pct", "usd_per_1000"), args.out)
     o = oracle(d)

@@ -32,6 +32,7 @@ from cap_core.cli.options import (
     html_file,
     json_file,
 )
+from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
 
 __all__ = ["register", "EXIT_CODES"]
@@ -228,10 +229,10 @@ def _choose(args: argparse.Namespace) -> str:
         ch, rows = got.choice, got.inputs.rows
         choices[bench] = (ch, rows)
         for notice in got.inputs.notices:
-            print(f"notice: {notice}", file=sys.stderr)
+            print(visible(f"notice: {notice}"), file=sys.stderr)
         for r in ch.filtered.iter_rows(named=True):
-            print(f"notice: {bench}: {r['judge']} filtered out: {r['reason']}", file=sys.stderr)
-        print(f"{bench}: {ch.sentence}", file=sys.stderr)
+            print(visible(f"notice: {bench}: {r['judge']} filtered out: {r['reason']}"), file=sys.stderr)
+        print(visible(f"{bench}: {ch.sentence}"), file=sys.stderr)
         boards.append(got.scores)
         profiles.append(got.profile_table)
     board = pl.concat(boards, how="vertical_relaxed")

@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from cap_core.cli.options import cache_folder, output_folder
+from cap_core.cli.visible import visible
 
 __all__ = ["register"]
 
@@ -49,5 +50,5 @@ def _fetch(args: argparse.Namespace) -> str:
     out, notes = hub.fetch(args.name, args.out, revision=args.revision, cache_dir=args.cache_dir,
                            offline=True if args.offline else None, force=args.force)
     for n in notes:
-        print(f"notice: {n}", file=sys.stderr)
+        print(visible(f"notice: {n}"), file=sys.stderr)
     return f"fetched {args.name} into {out}"

@@ -182,7 +182,7 @@ def _import(args: argparse.Namespace) -> str:
         raise
     out = save_dataset(ds, args.out)
     for notice in ds.notices:
-        print(f"notice: {notice}", file=sys.stderr)
+        print(visible(f"notice: {notice}"), file=sys.stderr)
     return f"wrote {ds.items.height} items and {ds.judgments.height} judgments to {out}"
 
 
@@ -249,12 +249,12 @@ def _profile(args: argparse.Namespace) -> str:
                     cluster.close()
         res = profile_from_stats(stats, args.bootstrap, args.seed, args.level)
     for notice in res.notices:
-        print(f"notice: {notice}", file=sys.stderr)
+        print(visible(f"notice: {notice}"), file=sys.stderr)
     write_csv(res.profile, args.out)
     if args.verdicts == "recorded":
         for notice in ds.notices[-1:]:
             if notice.startswith("recorded verdicts:"):
-                print(f"notice: {notice}", file=sys.stderr)
+                print(visible(f"notice: {notice}"), file=sys.stderr)
     return f"wrote {res.profile.height} profile rows ({args.verdicts} verdicts) to {args.out}"
 
 
@@ -311,7 +311,16 @@ def _one_line(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 2 any failure the user can cause, 1 a bug)."""
+    """Run the CLI; returns the exit code (0 ok, 2 any failure the user can cause, 1 a bug). Everything
+    it prints reaches the terminal as text: control characters from data are written as their code
+    points (:func:`cap_core.cli.visible.visible_output`)."""
+    from cap_core.cli.visible import visible_output
+
+    with visible_output():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     verb = words[0] if words and not words[0].startswith("-") else None
     args = build_parser(verb).parse_args(argv)

@@ -28,6 +28,7 @@ import argparse
 from pathlib import Path
 
 from cap_core.cli.options import BOOTSTRAP, SEED, cache_folder, finite_between, csv_file
+from cap_core.cli.visible import visible
 from cap_core.errors import CAPInputError
 
 __all__ = ["register"]
@@ -155,7 +156,7 @@ def _generate_llm(args: argparse.Namespace) -> str:
                                       slots=args.slot, max_attempts=args.max_attempts, api_base=args.api_base,
                                       max_calls=args.max_calls)
     for n in notices:
-        print(f"notice: {n}", file=sys.stderr)
+        print(visible(f"notice: {n}"), file=sys.stderr)
     _write(probes, args.out)
     if args.attempts:
         _write(attempts, args.attempts)
@@ -192,7 +193,7 @@ def _grade(args: argparse.Namespace) -> str:
     grades, notices = _live(grade_probes, _read(args.bases, "base claims"), _read(args.probes, "probes"), args.judge,
                             cache_dir=_cache(args), max_calls=args.max_calls, api_base=args.api_base)
     for n in notices:
-        print(f"notice: {n}", file=sys.stderr)
+        print(visible(f"notice: {n}"), file=sys.stderr)
     _write(grades, args.out)
     return f"wrote {grades.height} graded probes to {args.out}"
 

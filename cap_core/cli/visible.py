@@ -9,9 +9,12 @@ it and the terminal does not act on it.
 
 from __future__ import annotations
 
-from cap_core.figure_text import acting
+import contextlib
+import sys
 
-__all__ = ["visible"]
+from cap_core.figure_text import ACTING_RE, acting
+
+__all__ = ["visible", "VisibleStream", "visible_output"]
 
 
 def _shown(ch: str) -> str:
@@ -38,3 +41,38 @@ def visible(text: object) -> str:
         other character, any script, is kept.
     """
     return "".join(map(_shown, str(text)))
+
+
+class VisibleStream:
+    """A text stream that writes every acting character as its code point, except line breaks and a
+    carriage return that starts a write (the CLI's own progress line redraws itself that way).
+
+    The CLI's last line of defence: whatever a verb prints (a judge's name in a notice, a model's
+    answer in a table) reaches the terminal as text. A line break inside a value still breaks the
+    line; single-line messages pass their text through :func:`visible` too.
+    """
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        if ACTING_RE.search(text):
+            head = "\r" if text.startswith("\r") else ""
+            body = text[len(head):]
+            text = head + "".join(ch if ch == "\n" else _shown(ch) for ch in body)
+        return self.raw.write(text)
+
+    def __getattr__(self, name):  # flush, isatty, encoding, fileno ... of the stream it wraps
+        return getattr(self.raw, name)
+
+
+@contextlib.contextmanager
+def visible_output():
+    """Within the block, ``sys.stdout`` and ``sys.stderr`` are :class:`VisibleStream` s over the streams
+    they were; put back after."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleStream(out), VisibleStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

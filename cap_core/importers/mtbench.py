@@ -136,7 +136,11 @@ def read_judgments(path: Path, tally: Tally, prompts: dict[str, Counter] | None 
             first, second = "model_1", "model_2"
             m1, m2 = rec["model_1"], rec["model_2"]
             judge, prompt = judge_of(rec["judge"])
-            single = "m1_score" in rec or "g2_winner" not in rec
+            # FastChat's two layouts of a pair file: two games (g1_winner, g2_winner), or a single-answer
+            # judge's grades (m1_score, m2_score); a record without g2_winner and without scores is cut short
+            single = "m1_score" in rec
+            if not single:
+                _need(rec, ("g2_winner",), path, i)
             if single:
                 judge = f"{judge} (single)"
             games = [("g1_winner", False)] if single else [("g1_winner", False), ("g2_winner", True)]

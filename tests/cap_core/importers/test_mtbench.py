@@ -249,6 +249,20 @@ def test_wrong_file():
     assert e.value.row == 1 and e.value.column == "model_2" and e.value.file.endswith("gpt-4_pair.jsonl")
 
 
+def test_a_pair_record_cut_short_is_refused_not_read_as_another_judge(tmp_path):
+    """A *_pair.jsonl record without g2_winner (and without the single judge's scores) was read as a
+    single-answer grade: a made-up judge 'gpt-4 (single)' and the real judge's consistency on 74 items."""
+    lines = PAIR.read_text().splitlines()
+    rec = json.loads(lines[4])
+    del rec["g2_winner"]
+    lines[4] = json.dumps(rec)
+    p = tmp_path / "gpt-4_pair.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CAPInputError) as e:
+        import_mtbench(p)
+    assert e.value.row == 5 and e.value.column == "g2_winner" and e.value.file.endswith("gpt-4_pair.jsonl")
+
+
 def test_malformed_line(tmp_path):
     p = tmp_path / "gpt-4_pair.jsonl"
     p.write_text(PAIR.read_text() + "{not json\n")
