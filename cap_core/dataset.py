@@ -35,7 +35,8 @@ from cap_core.schema import (
     validate_texts,
 )
 
-__all__ = ["Dataset", "load_dataset", "save_dataset", "concat_datasets", "DATASET_FILES", "JUDGMENT_PARTS"]
+__all__ = ["Dataset", "load_dataset", "save_dataset", "check_dataset_folder", "concat_datasets", "DATASET_FILES",
+           "JUDGMENT_PARTS"]
 
 _FILES = ("items", "judgments", "declarations")
 _NOTICES = "notices.txt"
@@ -172,6 +173,33 @@ def concat_datasets(datasets: list[Dataset]) -> Dataset:
     )
 
 
+def check_dataset_folder(path: str | Path, argument: str = "--out") -> None:
+    """Refuse writing a dataset into a folder that holds anything but a dataset's own files.
+
+    A folder that is absent, empty or an earlier dataset (only names of :data:`DATASET_FILES`) may be
+    written; a judging run's folder, a testbed or any folder with other files would come out mixed
+    (the run's ``calls.parquet`` and ``run.json`` describing other data beside the new tables).
+
+    Raises
+    ------
+    CAPInputError
+        ``path`` is a file, or a folder holding other files (up to three named) or the judgments
+        parts folder of a larger dataset.
+    """
+    out = Path(path)
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise CAPInputError("the output is a file, not a folder", argument=argument, got=str(out),
+                            fix="name a new or empty folder")
+    other = sorted(p.name for p in out.iterdir() if p.name not in DATASET_FILES)
+    if other:
+        shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+        raise CAPInputError("the output folder holds files that are not a dataset's", argument=argument,
+                            file=str(out), expected="a new or empty folder, or an earlier dataset folder",
+                            got=shown, fix="name a new or empty folder for the imported data")
+
+
 def save_dataset(ds: Dataset, path: str | Path) -> Path:
     """Write ``ds`` as three zstd-compressed Parquet files under ``path`` (created), each whole or not
     at all (:func:`cap_core.outputs.write_file`).
@@ -194,6 +222,8 @@ def save_dataset(ds: Dataset, path: str | Path) -> Path:
             write_file(out / f"{name}.parquet", parquet(getattr(ds, name)))
         if ds.notices:
             write_file(out / _NOTICES, "\n".join(ds.notices) + "\n")
+        else:  # nor the remarks of the data it held before
+            remove_file(out / _NOTICES)
         if ds.texts is not None:
             write_file(out / _TEXTS, parquet(ds.texts))
         else:  # a folder reused for text-free data keeps no stale texts

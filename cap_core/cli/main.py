@@ -161,8 +161,10 @@ def _add_core_verbs(sub) -> None:
 
 
 def _import(args: argparse.Namespace) -> str:
-    from cap_core.dataset import save_dataset
+    from cap_core.dataset import check_dataset_folder, save_dataset
     from cap_core.importers.formats import KINDS, OPTIONS, flag, read
+
+    check_dataset_folder(args.out)  # before reading: a run's or another tool's folder would come out mixed
 
     kind = args.format or args.kind
     if args.format and args.kind and args.format != args.kind:

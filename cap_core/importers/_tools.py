@@ -152,8 +152,9 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
     Raises
     ------
     CAPInputError
-        A ``gold_judge`` pattern that matches no judge (naming the judges found), or one
-        that matches every judge.
+        A gold table none of whose ids is an item of the import (naming an id the import uses), a
+        ``gold_judge`` pattern that matches no judge (naming the judges found), or one that matches
+        every judge.
     """
     notes: list[str] = []
     gold: dict[tuple[str, str], str] = {}
@@ -163,7 +164,19 @@ def resolve_gold(records: list[Verdict], *, gold_judge: str | None = None, gold_
         for r in records:
             if r.item_id in table:
                 gold[(r.benchmark, r.item_id)] = table[r.item_id]
-        notes.append(f"{source}: gold from {Path(gold_path).name} for {len(gold)} items.")
+        name = Path(gold_path).name
+        if table and not gold and records:  # every id differs from the import's: a gold table of other items
+            raise CAPInputError("no item_id of the gold table is an item of this import", file=name,
+                                column="item_id", expected=f"ids as the import names its items, e.g. "
+                                f"{records[0].item_id!r}", got=next(iter(table)),
+                                fix="write the item_id column with the import's ids (the item_id column of items.parquet "
+                                    "written by an import without --gold lists them)")
+        used = {item for _, item in gold}
+        unmatched = [item for item in table if item not in used]
+        n_rows = len(unmatched)
+        notes.append(f"{source}: gold from {name} for {len(gold)} item{'' if len(gold) == 1 else 's'}."
+                     + (f" {n_rows} of its rows {'names' if n_rows == 1 else 'name'} no item of this import "
+                        f"(e.g. {unmatched[0]!r}) and {'was' if n_rows == 1 else 'were'} not used." if unmatched else ""))
     elif gold_judge:
         judges = sorted({r.judge for r in records})
         ref = {j for j in judges if fnmatch.fnmatchcase(j, gold_judge)}

@@ -78,3 +78,24 @@ def test_an_output_under_another_name_in_the_dataset_folder_is_written(ds, capsy
     assert main(["summary", "--data", str(ds.parent / "link"), "--out", str(ds / "summary.csv")]) == 0
     assert (ds / "summary.csv").read_text().startswith("benchmark,judge,")
     load_dataset(ds)
+
+
+def test_an_import_into_a_folder_with_other_files_is_refused(tmp_path, capsys):
+    """A run folder (calls, run.json, ...) imported over came out mixed: new tables beside the old run's."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "calls.parquet").write_bytes(b"old run")
+    (run / "run.json").write_text("{}")
+    (tmp_path / "j.csv").write_text("judge,benchmark,item_id,order,verdict,gold\nj1,b,1,AB,A,A\nj1,b,1,BA,B,A\n")
+    before = _snapshot(run)
+    assert _main(["import", "table", str(tmp_path / "j.csv"), "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "holds files that are not a dataset's" in err and "calls.parquet, run.json" in err and "--out" in err
+    assert _snapshot(run) == before
+
+
+def test_an_import_over_an_earlier_dataset_keeps_none_of_its_notes(ds, tmp_path, capsys):
+    (ds / "notices.txt").write_text("a remark about the data this folder held before\n")
+    (tmp_path / "j.csv").write_text("judge,benchmark,item_id,order,verdict,gold\nj9,b,1,AB,A,A\nj9,b,1,BA,B,A\n")
+    assert _main(["import", "table", str(tmp_path / "j.csv"), "--out", str(ds)]) == 0
+    assert not (ds / "notices.txt").exists() and load_dataset(ds).judges == ["j9"]

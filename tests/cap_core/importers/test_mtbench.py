@@ -240,6 +240,20 @@ def test_the_gold_notice_counts_in_the_right_number():
     assert "pair-v2 on 3 records, pair-v2-multi-turn on 1 record)" in " ".join(notices)
 
 
+def test_a_gold_table_is_matched_by_the_imports_item_ids(tmp_path):
+    """Ids of another form matched nothing and the import went on without gold (every accuracy 'needs
+    gold'); rows naming no item were dropped without a word."""
+    other = tmp_path / "g.csv"
+    other.write_text("item_id,gold\n90,A\nzzz,B\n")
+    with pytest.raises(CAPInputError) as e:
+        import_mtbench(PAIR, gold=other)
+    assert e.value.column == "item_id" and e.value.got == "90" and "81:t1:phi-3|phi-3-dpo" in e.value.expected
+    some = tmp_path / "g2.csv"
+    some.write_text("item_id,gold\n81:t1:phi-3|phi-3-dpo,A\nzzz,B\n")
+    notes = " ".join(import_mtbench(PAIR, gold=some).notices)
+    assert "gold from g2.csv for 1 item. 1 of its rows names no item of this import (e.g. 'zzz') and was not used" in notes
+
+
 # ---------------------------------------------------------------- bad input
 
 
