@@ -85,20 +85,25 @@ class Tally:
         self.finals[judge][mapped] += 1
         return mapped
 
-    def notices(self) -> list[str]:
+    def notices(self, kept: dict[str, Counter] | None = None) -> list[str]:
         """One line per judge: totals of A / B / tie / unparsed (the item's letters) and the
         raw encodings behind them, with what the tool means by each: the most frequent
         :data:`cap_core.errors.LIST_LIMIT`, then how many more (:func:`cap_core.errors.capped`),
-        so a weighted annotator's distinct floats do not fill a page."""
+        so a weighted annotator's distinct floats do not fill a page.
+
+        ``kept``: the verdicts per judge that were written (repeated records left out); the totals
+        are those, and when fewer than were read the encodings say they are of the records read."""
         out = []
         for judge in sorted(self.counts):
             c = self.counts[judge]
-            per = self.finals[judge]
+            per = kept[judge] if kept is not None and judge in kept else self.finals[judge]  # reference judges: read
             ranked = sorted(c.items(), key=lambda kv: -kv[1])
             enc = capped(f"{raw!s} = {meaning} x{n}" for (raw, meaning), n in ranked)
+            read = sum(c.values())
+            of = "encodings" if sum(per.values()) == read else f"encodings of the {read} records read"
             out.append(
                 f"{self.source}: judge {judge}: {per['A']} A, {per['B']} B, {per['tie']} tie, "
-                f"{per['unparsed']} unparsed (encodings: {enc})."
+                f"{per['unparsed']} unparsed ({of}: {enc})."
             )
         return out
 
@@ -311,7 +316,10 @@ def build_tool_dataset(records: list[Verdict], tally: Tally, *, source: str, gol
                             argument="--gold-judge" if gold_judge else "--gold",
                             expected="judgments of items that are not the reference judges' own",
                             fix="check that the gold labels name the items of these files; " + GOLD_FIX)
-    notes += tally.notices()
+    kept: dict[str, Counter] = defaultdict(Counter)
+    for j in judg.values():
+        kept[j["judge"]][j["verdict"]] += 1
+    notes += tally.notices(kept)
     orders = defaultdict(set)
     for (_, bench, item, order) in judg:
         orders[(bench, item)].add(order)

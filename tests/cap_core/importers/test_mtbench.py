@@ -254,6 +254,22 @@ def test_a_gold_table_is_matched_by_the_imports_item_ids(tmp_path):
     assert "gold from g2.csv for 1 item. 1 of its rows names no item of this import (e.g. 'zzz') and was not used" in notes
 
 
+def test_verdict_totals_count_the_judgments_kept_not_the_repeats(tmp_path):
+    """A record repeated in the file is left out; the per-judge totals said 2 more verdicts than were written."""
+    import re
+
+    lines = PAIR.read_text().splitlines()
+    p = tmp_path / "gpt-4_pair.jsonl"
+    p.write_text("\n".join([*lines, lines[0]]) + "\n")
+
+    def totals(ds):
+        line = next(n for n in ds.notices if "judge gpt-4:" in n)
+        return tuple(int(x) for x in re.search(r"(\d+) A, (\d+) B, (\d+) tie, (\d+) unparsed", line).groups()), line
+
+    (plain, _), (repeated, line) = totals(import_mtbench(PAIR)), totals(import_mtbench(p))
+    assert repeated == plain and sum(plain) == 150 and "encodings of the 152 records read" in line
+
+
 # ---------------------------------------------------------------- bad input
 
 
