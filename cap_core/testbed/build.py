@@ -293,7 +293,8 @@ def plan_build(questions: Questions, spec: BuildSpec) -> BuildPlan:
         raise CAPInputError(
             f"no planted error type fits {len(none)} of the {frame.height} questions (rows {capped(rows)}); row "
             f"{first['row']}: " + "; ".join(f"{t}: {w}" for t, w in why_not.items()),
-            file=questions.file, row=first["row"], column="answer",
+            # an MCQ row's answer is its correct option (expanded), so the text to reword is in options
+            file=questions.file, row=first["row"], column="options" if first.get("mcq") else "answer",
             expected="a number or unit (factual), a comparative or causal word (logical), a hedge (overclaim) or a "
                      "limiting clause (omission), in English",
             fix="reword or remove those rows, or use a model generator" + (

@@ -60,6 +60,15 @@ def test_a_question_no_type_can_be_planted_in_names_its_row(capsys, tmp_path):
     assert "q.csv" in err
 
 
+def test_an_mcq_question_no_type_fits_names_the_options_column(capsys, tmp_path):
+    """An MCQ file has no answer column: the text to reword is its correct option."""
+    text = ("question,options,correct\n"
+            "How many legs does a spider have?,A) Eight legs | B) Six legs,A\n"
+            "Which holds?,A) It is | B) It is not,A\n")
+    _refused(capsys, tmp_path, "mcq.csv", text, "no planted error type fits 1 of the 2 questions (rows 2)",
+             "column 'options'")
+
+
 def test_output_paths_that_are_inputs_or_other_data_are_refused(capsys, tmp_path):
     # the CLI's path check (cap_core.cli.options.check_paths) refuses these before anything is read
     src = tmp_path / "q.csv"
