@@ -43,7 +43,7 @@ g = v.gain
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Cascade accuracy", f"{v.point['accuracy']:.1f}%", help=help_text("pa"))
 m2.metric("Deferred to the fallback", f"{v.point['deferral_pct']:.0f}%", help=help_text("deferral"))
-m3.metric("$ per 1,000 verdicts", money(v.point["usd_per_1000"]), help=help_text("usd_per_1000"))
+m3.metric("$ per 1,000 items", money(v.point["usd_per_1000"]), help=help_text("usd_per_1000"))
 m4.metric(f"Gain over {plain(g['best_single'])}", f"{g['gain']:+.1f} pts",
           help=help_text("gain") + ". Best single judge among the cheap "
           f"judge and the fallbacks. 95% CI [{g['ci_low']:+.1f}, {g['ci_high']:+.1f}], bootstrap over base items "

@@ -120,8 +120,9 @@ GLOSSARY: dict[str, Term] = {
                "Jev §6.3"),
     "repeat_rate": _T("repeated errors", "Share of the cheap judge's wrong verdicts that another judge also gets "
                       "wrong, beside the share expected if errors were independent given the label", "Jev §6.2"),
-    "usd_per_1000": _T("$ per 1,000 verdicts", "Estimated cost: recorded dollars, else tokens or response "
-                       "lengths × list prices", "Jev §4.2"),
+    "usd_per_1000": _T("$ per 1,000 items", "Estimated cost of judging 1,000 items, each in every order the judge "
+                       "ran (both orders: two calls per item): recorded dollars, else tokens or response lengths × "
+                       "list prices", "Jev §4.2"),
 }
 
 #: Table column name → glossary key (columns named like a key need no entry).

@@ -12,7 +12,7 @@ __all__ = ["cascade_curve_figure", "pareto_figure", "pareto_front"]
 
 
 def cascade_curve_figure(curves: dict[str, pl.DataFrame], point: dict | None = None) -> go.Figure:
-    """Accuracy (percent) against $ per 1,000 verdicts along τ, one line per fallback.
+    """Accuracy (percent) against $ per 1,000 items along τ, one line per fallback.
 
     ``curves`` maps fallback -> frame with ``tau, accuracy, deferral_pct, usd_per_1000``;
     ``point`` (keys ``usd_per_1000``, ``accuracy``, ``tau``) marks the current τ. Each line takes
@@ -28,7 +28,7 @@ def cascade_curve_figure(curves: dict[str, pl.DataFrame], point: dict | None = N
         fig.add_trace(go.Scatter(x=[point["usd_per_1000"]], y=[point["accuracy"]], mode="markers", name="current τ",
                                  marker=dict(size=14, symbol="star"),
                                  hovertemplate=f"τ = {point['tau']:.2f}<br>%{{y:.1f}}% at $%{{x:.2f}}<extra></extra>"))
-    fig.update_layout(xaxis_title="$ per 1,000 verdicts (estimated)", yaxis_title="accuracy (%)",
+    fig.update_layout(xaxis_title="$ per 1,000 items (estimated)", yaxis_title="accuracy (%)",
                       margin=dict(l=40, r=20, t=30, b=40), legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -58,7 +58,7 @@ def log_ticks(low: float, high: float) -> list[float]:
 
 
 def pareto_figure(points: pl.DataFrame) -> go.Figure:
-    """Single judges, juries and cascades in accuracy vs $ per 1,000 verdicts, with the front as a line.
+    """Single judges, juries and cascades in accuracy vs $ per 1,000 items, with the front as a line.
 
     ``points``: ``entry, kind, accuracy`` (percent), ``usd_per_1000``.
     """
@@ -73,7 +73,7 @@ def pareto_figure(points: pl.DataFrame) -> go.Figure:
                              name="Pareto front", line=dict(dash="dot")))
     xs = [x for x in points["usd_per_1000"].drop_nulls().to_list() if x > 0]
     ticks = log_ticks(min(xs), max(xs)) if xs else []
-    fig.update_layout(xaxis=dict(title="$ per 1,000 verdicts (log)", type="log", tickvals=ticks or None,
+    fig.update_layout(xaxis=dict(title="$ per 1,000 items (log)", type="log", tickvals=ticks or None,
                                  ticktext=[f"${t:g}" for t in ticks] or None),
                       yaxis_title="accuracy (%)", margin=dict(l=40, r=20, t=30, b=40),
                       legend=dict(orientation="h", y=-0.2))

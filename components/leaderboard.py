@@ -22,7 +22,7 @@ def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame
     the judges it cannot be told apart from), judge (entry label), score and interval (percent, ``decimals``),
     P(best) (3 decimals),
     separable from the leader (``"leader"``, ``"yes"``, ``"no"`` or ``"—"``), difference from the leader
-    (points) with its interval, Holm p, n items, conditions used, cost per 1,000 verdicts (dollars),
+    (points) with its interval, Holm p, n items, conditions used, cost per 1,000 items (dollars),
     median latency (seconds), published mark, note."""
     def sep(rank, s):
         if rank == 1:
@@ -43,7 +43,7 @@ def leaderboard_table(board: pl.DataFrame, *, decimals: int = 1) -> pl.DataFrame
         pl.col("p_holm").round(3).alias("p (Holm)"),
         "n_items",
         pl.col("conditions_used").list.join(", "),
-        pl.col("usd_per_1000").round(3).alias("$ / 1,000 verdicts"),
+        pl.col("usd_per_1000").round(3).alias("$ / 1,000 items"),
         pl.col("median_latency_s").round(2).alias("median latency (s)"),
         pl.when(pl.col("published")).then(pl.lit("published (normal approx.)")).otherwise(pl.lit("computed"))
         .alias("source"),

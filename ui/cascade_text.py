@@ -35,7 +35,7 @@ def current_caption(tau: float, n: int, g: dict, fallback: str, orc: dict, cf_me
 
 
 def money(usd: float | None) -> str:
-    """Dollars per 1,000 verdicts as shown in the metric: ``"$1.23"``, ``"$0.0042"`` below a dollar,
+    """Dollars per 1,000 items as shown in the metric: ``"$1.23"``, ``"$0.0042"`` below a dollar,
     ``"n/a"`` without a price."""
     if usd is None:
         return "n/a"

@@ -28,12 +28,12 @@ MISSING = "—"
 COLUMN_DECIMALS: dict[str, int] = {
     "p_value": 3, "p": 3, "p_null": 3, "rho": 2, "mean_rho": 2, "mean_abs_rho": 2, "kappa": 2, "agreement_kappa": 2,
     "p_best": 2, "auroc": 2, "a_imp": 3, "published: Validity Table 7": 3, "computed (best predictor)": 3,
-    "confidence": 2, "P(best)": 2, "p (Holm)": 3, "p_holm": 3, "$ / 1,000 verdicts": 3, "usd_per_1000": 3,
+    "confidence": 2, "P(best)": 2, "p (Holm)": 3, "p_holm": 3, "$ / 1,000 items": 3, "usd_per_1000": 3,
     "median latency (s)": 2, "median_latency_s": 2,
 }
 #: Decimals of the leaderboard table's own columns (:func:`components.leaderboard.leaderboard_table`);
 #: its scores, intervals and differences are points (one decimal).
-LEADERBOARD_DECIMALS: dict[str, int] = {"P(best)": 2, "p (Holm)": 3, "$ / 1,000 verdicts": 3,
+LEADERBOARD_DECIMALS: dict[str, int] = {"P(best)": 2, "p (Holm)": 3, "$ / 1,000 items": 3,
                                         "median latency (s)": 2}
 #: Float columns shown with as many digits as they need (thresholds on a grade scale).
 GENERAL_FORMAT = ("tau", "τ", "threshold")

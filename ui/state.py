@@ -188,7 +188,10 @@ def kept_upload(where: Any, label: str, *, key: str, **kwargs: Any) -> tuple[str
     elif drawn_before:
         store.pop(key, None)
     elif key in store:
-        where.caption(f"Using {store[key][0]}, uploaded earlier on this page; upload another file to replace it.")
+        from ui.text import plain  # a file's name is the user's text: shown as text, never as Markdown
+
+        where.caption(f"Using {plain(store[key][0])}, uploaded earlier on this page; upload another file to replace "
+                      "it.")
     return store.get(key)
 
 

@@ -5,7 +5,7 @@ uses a fallback judge's verdict elsewhere. Everything here works on the items th
 cheap judge and every candidate fallback share (unit: the item, see
 :mod:`cap_core.cascades.judge_confidence`); accuracies are **percent**, deferrals **percent**
 (``deferral_pct``, 0-100),
-costs **US dollars per 1,000 verdicts** (the cheap judge is paid on every item, the
+costs **US dollars per 1,000 items** (the cheap judge is paid on every item, the
 fallback on the deferred ones, each at its own estimated per-item cost).
 
 Identity used in :func:`decomposition`: cascade minus fallback accuracy equals

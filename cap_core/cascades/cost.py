@@ -157,7 +157,7 @@ def item_costs(ds: Dataset, benchmark: str, judge: str, prices: pl.DataFrame | N
     if basis == "tokens":
         tin = rows["tokens"].cast(pl.Float64)
     else:
-        tin = (rows["len_a"] + rows["len_b"]).cast(pl.Float64) / 4
+        tin = (rows["len_a"].cast(pl.Float64) + rows["len_b"].cast(pl.Float64)) / 4  # in floats: no Int64 wrap
     per_call = ((tin + price["prompt_overhead_tokens"]) * price["input_usd_per_1m"]
                 + price["extra_output_tokens"] * price["output_usd_per_1m"]) / 1e6
     calls = rows.select("item_id").with_columns(per_call.alias("cost_usd"))
@@ -166,7 +166,7 @@ def item_costs(ds: Dataset, benchmark: str, judge: str, prices: pl.DataFrame | N
 
 
 def cost_summary(ds: Dataset, benchmark: str, judges: list[str], prices: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Mean cost per verdict and per 1,000 verdicts of each judge (dollars).
+    """Mean cost per item (every order the judge ran) and per 1,000 items of each judge (dollars).
 
     Returns
     -------

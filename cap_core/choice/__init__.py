@@ -13,7 +13,7 @@ that matter, then pick. This package turns a profile (one benchmark) into that c
 ``sample_size``  generic sample-size formulas (per-item variance, effect or margin, level,
                  power) and the "how many more items" estimate of the top two
 ``drilldown``    items where the leader is wrong and the runner-up right, and the reverse
-``costs``        cost per 1,000 verdicts and median latency of computed judges
+``costs``        cost per 1,000 items and median latency of computed judges
 ``exports``      the profile and scores CSVs that reproduce every weighted score, and the
                  recomputation from those two files
 ``report``       a self-contained HTML report of one choice (plotly embedded)

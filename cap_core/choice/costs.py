@@ -1,4 +1,4 @@
-"""Cost per 1,000 verdicts and median latency of the computed judges of one benchmark.
+"""Cost per 1,000 items and median latency of the computed judges of one benchmark.
 
 Cost comes from :func:`cap_core.cascades.cost.cost_summary` (recorded dollars, else token
 counts or response lengths × the editable price table; Jev §4.2) and keeps its ``basis``

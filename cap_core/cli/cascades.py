@@ -2,7 +2,7 @@
 through ``cap_core.cli.main.EXTENSIONS``).
 
 ``cascade --data DIR --benchmark B --cheap J --fallback J [--fallback J2] --out curve.csv``
-    τ curve per fallback (accuracy %, deferral %, $ per 1,000 verdicts); how each cost
+    τ curve per fallback (accuracy %, deferral %, $ per 1,000 items); how each cost
     was estimated is printed as a notice on stderr. The success line gives the oracle τ
     (optimistic), the cross-fitted gain (mean ± sd over seeded splits) and the
     bootstrap interval of the gain at the oracle τ.

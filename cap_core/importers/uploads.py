@@ -46,7 +46,19 @@ def _safe_name(name: str) -> str:
     return base
 
 
-def _unzip(data: bytes, name: str, target: Path) -> None:
+def _claim(out: Path, target: Path, name: str, origin: dict[Path, str]) -> None:
+    """Note that upload ``name`` writes ``out``; refuse when another upload (or member) wrote it already:
+    the later would replace the earlier's judgments without a word."""
+    if out in origin:
+        where = out.relative_to(target).as_posix()
+        first = origin[out]
+        raise CAPInputError("two uploads hold a file of the same path", file=where,
+                            got=f"in {first} and in {name}" if first != name else f"twice in {name}",
+                            fix="upload them apart, or rename one (each file is read once)")
+    origin[out] = name
+
+
+def _unzip(data: bytes, name: str, target: Path, origin: dict[Path, str]) -> None:
     import io
 
     try:
@@ -65,6 +77,7 @@ def _unzip(data: bytes, name: str, target: Path) -> None:
                 raise CAPInputError("a .zip member outside the archive's folder", file=name, got=m.filename,
                                     fix="zip the folder with relative paths")
             out = target.joinpath(*parts)
+            _claim(out, target, name, origin)
             out.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(m) as src, out.open("wb") as dst:  # counted as it unpacks: headers are not trusted
                 total += copy_unpacked(src, dst, file=name, member=m.filename, what="a member of the .zip")
@@ -84,8 +97,10 @@ def write_uploads(files: tuple[tuple[str, bytes], ...] | list[tuple[str, bytes]]
     Raises
     ------
     CAPInputError
-        No file, two uploads of the same name, an unreadable archive, a member with an
-        absolute or ``..`` path, an archive larger than :data:`MAX_UNZIPPED_BYTES` unpacked.
+        No file, two uploads of the same name, two uploads (or members of archives) that would
+        write one path (a file of one would replace the other's), an unreadable archive, a
+        member with an absolute or ``..`` path, an archive larger than :data:`MAX_UNZIPPED_BYTES`
+        unpacked.
     """
     files = tuple((str(n), bytes(d)) for n, d in files)
     if not files:
@@ -102,10 +117,12 @@ def write_uploads(files: tuple[tuple[str, bytes], ...] | list[tuple[str, bytes]]
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".partial-", dir=root))
     try:
+        origin: dict[Path, str] = {}  # each path written -> the upload it came from
         for name, (_, data) in zip(names, files):
             if name.lower().endswith(".zip"):
-                _unzip(data, name, work)
+                _unzip(data, name, work, origin)
             else:
+                _claim(work / name, work, name, origin)
                 (work / name).write_bytes(data)
         try:
             work.rename(folder)

@@ -185,7 +185,7 @@ def test_an_edited_price_table_reaches_the_page(tmp_path, monkeypatch):
 
     at = _open()
     before = float(at.metric[2].value.lstrip("$"))
-    # every cost is tokens x a list price: doubling both price columns doubles the $ per 1,000 verdicts
+    # every cost is tokens x a list price: doubling both price columns doubles the $ per 1,000 items
     table = pl.read_csv(cost.PRICE_TABLE, infer_schema_length=0).with_columns(
         (pl.col(c).cast(pl.Float64) * 2).cast(pl.String) for c in ("input_usd_per_1m", "output_usd_per_1m"))
     edited = tmp_path / "price_table.csv"

@@ -54,3 +54,24 @@ def test_figures_and_the_terminal_show_the_same_characters_by_code_point():
     assert figure_text("J2\u202eexe.txt <b>") == "J2[U+202E]exe.txt &lt;b&gt;"
     assert visible("a\x1b[31mb\u202e") == "a\\x1b[31mb\\u202e"
     assert rendered(plain("a\u2066b")) == "a[U+2066]b"
+
+
+def _page_with_an_earlier_upload():
+    import streamlit as st
+
+    from ui.state import STORE, kept_upload
+
+    st.session_state.setdefault(STORE, {})["up"] = ("[q](http://evil.example) $a$ **b**.csv", b"x")
+    kept_upload(st, "questions", key="up")
+
+
+def test_the_name_of_an_earlier_upload_is_shown_as_text():
+    """A file named like Markdown was rendered as a link, math and bold in the 'Using …' caption."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_page_with_an_earlier_upload).run()
+    assert not at.exception
+    caption = at.caption[0].value
+    # the Markdown source escapes what would form a link, math and bold; the reader sees the name as typed
+    assert "\\[q\\]\\(" in caption and "\\$a\\$" in caption and "\\*\\*b\\*\\*" in caption, caption
+    assert rendered(caption).startswith("Using [q](http://evil.example) $a$ **b**.csv, uploaded earlier")

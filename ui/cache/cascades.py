@@ -112,7 +112,7 @@ def gain(fingerprint: str, _ds: Dataset, benchmark: str, cheap: str, fallbacks: 
 @st.cache_data(max_entries=16)
 def singles_and_juries(fingerprint: str, _ds: Dataset, benchmark: str, judges: tuple[str, ...],
                        prices: Stamp = ()) -> pl.DataFrame:
-    """Accuracy (percent) and $ per 1,000 verdicts of each judge and of the majority jury."""
+    """Accuracy (percent) and $ per 1,000 items of each judge and of the majority jury."""
     from cap_core.cascades.cost import cost_summary
     from cap_core.cascades.judge_confidence import item_frame
     from cap_core.cascades.jury import jury_comparison

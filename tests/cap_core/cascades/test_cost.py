@@ -40,6 +40,15 @@ def test_lengths_basis_by_hand():
     assert token_basis(ds, "t", "J1") == "lengths"
 
 
+def test_lengths_past_int64_are_added_as_floats():
+    """len_a + len_b was added in Int64 before the cast: 2**62 + 2**62 wrapped to a negative number."""
+    big = 2**62
+    ds = _ds(len_a=(big, big), len_b=(big, big))
+    c = dict(item_costs(ds, "t", "J1", PRICES).select("item_id", "cost_usd").iter_rows())
+    per_call = ((2.0 * big / 4 + 100) * 2 + 50 * 10) / 1e6  # (2 x 2**62) / 4 tokens at $2 per 1M, + output
+    assert c == pytest.approx({"i1": 2 * per_call, "i2": 2 * per_call}) and per_call > 0
+
+
 def test_tokens_then_recorded_take_precedence():
     ds = _ds(tokens=[1000, 1000, 0, 500])
     c = dict(item_costs(ds, "t", "J1", PRICES).select("item_id", "cost_usd").iter_rows())

@@ -104,6 +104,33 @@ def test_uploads_land_in_a_folder_named_by_their_content(tmp_path):
     assert sorted(ds.judgments["judge"].unique()) == ["gpt-4"]  # one judge; its prompts are a setting
 
 
+def _zip(path_in_zip: str, content: bytes) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr(path_in_zip, content)
+    return buf.getvalue()
+
+
+def test_two_uploads_that_hold_one_path_are_refused_not_merged(tmp_path):
+    """Two zips of one tool's folder (or a loose file beside a zip holding its name) were unpacked into
+    one folder: the second replaced the first's file and its 150 judgments were gone without a word."""
+    pair = (FX / "mtbench" / "model_judgment" / "gpt-4_pair.jsonl").read_bytes()
+    short = b"\n".join(pair.splitlines()[:10]) + b"\n"
+    member = "model_judgment/gpt-4_pair.jsonl"
+    for files, said in (([("run1.zip", _zip(member, pair)), ("run2.zip", _zip(member, short))],
+                         "in run1.zip and in run2.zip"),
+                        ([("gpt-4_pair.jsonl", pair), ("x.zip", _zip("gpt-4_pair.jsonl", short))],
+                         "in gpt-4_pair.jsonl and in x.zip")):
+        with pytest.raises(CAPInputError) as e:
+            read_uploads("mtbench", files, root=tmp_path)
+        assert e.value.problem == "two uploads hold a file of the same path" and e.value.got == said
+    # apart, each reads whole: 75 records x 2 games
+    assert read_uploads("mtbench", [("run1.zip", _zip(member, pair))], root=tmp_path).judgments.height == 150
+
+
 def test_pandalm_kind_reads_the_published_label_distribution(shared_dir):
     ds = read("pandalm", shared_dir / "data" / "pandalm")
     # PandaLM's README: label distribution of the test set 0 (tie): 105, 1: 422, 2: 472 (human majority);
