@@ -172,7 +172,10 @@ def restore() -> None:
                 state.url_notice(f"Ignored the link's judges: more than {MAX_LINK_JUDGES} names or a name longer "
                                  f"than {MAX_VALUE_LENGTH} characters.")
             else:
-                later["judge"] = judges
+                unique = list(dict.fromkeys(judges))  # a name given twice is one judge
+                if len(unique) < len(judges):
+                    state.url_notice("The link names a judge more than once; each is shown once.")
+                later["judge"] = unique
             continue
         if len(key) > 100 or len(value) > MAX_VALUE_LENGTH:
             state.url_notice(f"Ignored the link's parameter {key[:40]!r}: longer than {MAX_VALUE_LENGTH} characters.")
@@ -202,7 +205,9 @@ def restore() -> None:
             elif value != "custom":
                 state.url_notice(f"Ignored the link's preset {value!r}: not a preset of this version.")
         elif key == "w":
-            if "preset" in keys and qp.get("preset") in PRESETS:
+            if "preset" in keys and qp.get("preset") in PRESETS:  # the app writes one or the other: say which won
+                state.url_notice(f"Ignored the link's weights {value[:40]!r}: its preset {qp.get('preset')!r} sets "
+                                 "the weights.")
                 continue
             w, problem = _slider_weights(value)
             if w is None:

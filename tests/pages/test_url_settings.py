@@ -66,3 +66,19 @@ def test_a_link_number_that_is_not_finite_is_ignored_when_the_link_opens(text):
     from ui.state import STORE
 
     assert "lab_seed" not in (at.session_state[STORE] if STORE in at.session_state else {})
+
+
+def test_weights_beside_a_preset_and_a_judge_named_twice_are_said():
+    """Both were handled silently: the weights dropped (the preset wins) and the repeated judge kept in the
+    multiselect and written back to the URL."""
+    at = _open("app_pages/choose.py", {"preset": "balanced", "w": "C7=3"})
+    assert not at.exception
+    said = " ".join(rendered(w.value) for w in at.warning)
+    assert "Ignored the link's weights 'C7=3': its preset 'balanced' sets the weights." in said
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["bench"] = "llmbar"
+    at.query_params["judge"] = ["GPT-4/CoT", "GPT-4/CoT", "GPT-4/Rating"]
+    at.switch_page("app_pages/choose.py").run()
+    assert not at.exception
+    assert at.sidebar.multiselect[0].value == ["GPT-4/CoT", "GPT-4/Rating"]
+    assert "names a judge more than once" in " ".join(rendered(w.value) for w in at.warning)
