@@ -122,24 +122,27 @@ def _go(page: Page, title: str) -> None:
     expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
 
 
-def _press_right_until(page: Page, slider, value: str) -> None:
-    """Move a focused slider one step right and wait for ``value``.
+def _press_right_until(page: Page, slider, value: str, key: str) -> None:
+    """Move a focused slider one step right and wait until the server has ``value``.
 
     A key press that lands while a rerun replaces the element is lost (the slider loses
-    focus), as it would be for a person; the press is then repeated, up to five times.
+    focus), as it would be for a person; the press is then repeated, up to five times. The
+    slider shows a value before it sends it (after a short pause): the server has it once the
+    page's URL holds it (``s.<key>=<value>``, written by the rerun that read it).
     """
+    on_server = re.compile(rf"[?&]s\.{re.escape(key)}={re.escape(value)}(&|$)")
     for _ in range(5):
         expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
-        if float(slider.input_value()) >= float(value):  # a late press already moved it
-            return
-        slider.focus()
-        page.keyboard.press("ArrowRight")
+        if float(slider.input_value()) < float(value):  # else a late press already moved it
+            slider.focus()
+            page.keyboard.press("ArrowRight")
         try:
             expect(slider).to_have_value(value, timeout=10_000)
+            expect(page).to_have_url(on_server, timeout=SLOW)
             return
         except AssertionError:
             continue
-    assert float(slider.input_value()) >= float(value)
+    raise AssertionError(f"the slider {key} did not reach {value} on the server: {slider.input_value()}, {page.url}")
 
 
 @pytest.fixture
@@ -189,7 +192,7 @@ def test_pages_draw_and_a_download_keeps_the_page(server, browser, shots):
     tau = page.locator(".st-key-cas_tau input[type=range]")
     expect(tau).to_have_value("0.5", timeout=SLOW)
     for step in ("0.51", "0.52", "0.53"):  # one key press, one rerun, per step
-        _press_right_until(page, tau, step)
+        _press_right_until(page, tau, step, "cas_tau")
     moved = tau.input_value()
     expect(page.locator(IDLE)).to_have_count(1, timeout=SLOW)
     for title, name in (("Frontiers", "frontiers"), ("Stress", "stress"), ("Cascades", "cascades")):
