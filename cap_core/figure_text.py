@@ -20,7 +20,6 @@ literally), and so do tables (:mod:`ui.text` escapes Markdown where it is shown)
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Iterable
 
 __all__ = ["figure_text", "figure_texts", "acting", "show_acting", "ACTING_RE"]
@@ -33,21 +32,20 @@ _ACTING = frozenset("\u2028\u2029\u200e\u200f\u061c" + "".join(map(chr, range(0x
                     + "".join(map(chr, range(0x2066, 0x206A))))
 
 
-#: :func:`acting` as a pattern, to find the first such character of a long text fast (category Cc is
-#: exactly U+0000-U+001F and U+007F-U+009F).
+#: The characters that act on text (the one rule for the dashboard's text, its figures and the CLI's
+#: output): :data:`_ACTING` and Unicode category Cc, which is exactly U+0000-U+001F and U+007F-U+009F.
 ACTING_RE = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(re.escape(c) for c in _ACTING)) + "]")
 
 
 def acting(ch: str) -> bool:
-    """Whether the character ``ch`` acts on the text around it instead of being seen (the one rule
-    for the dashboard's text, its figures and the CLI's output: :data:`_ACTING` and category Cc)."""
-    return ch in _ACTING or unicodedata.category(ch) == "Cc"
+    """Whether the character ``ch`` acts on the text around it instead of being seen (:data:`ACTING_RE`)."""
+    return ACTING_RE.fullmatch(ch) is not None
 
 
 def show_acting(text: str, *, keep: str = "", form: str = "[U+{:04X}]") -> str:
     """``text`` with every :func:`acting` character (other than those in ``keep``) written as its code
     point in ``form`` (``[U+202E]`` by default)."""
-    return "".join(form.format(ord(c)) if c not in keep and acting(c) else c for c in text)
+    return ACTING_RE.sub(lambda m: m[0] if m[0] in keep else form.format(ord(m[0])), text)
 
 #: Characters plotly.js reads as markup, and the entity it draws as that character.
 _ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})

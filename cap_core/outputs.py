@@ -54,6 +54,11 @@ _PACKED = ("compressed", "archive")
 WRITTEN_SUFFIXES = {"CSV": (".csv",), "HTML": (".html", ".htm"), "JSON": (".json",)}
 
 
+def _ending(name: str) -> str:
+    """The last ``.ending`` of ``name``, lowercase (a name that is only an ending, ``.xlsx``, is one), or ``""``."""
+    return ("." + name.rsplit(".", 1)[1]).lower() if "." in name else ""
+
+
 def check_suffix(path: str | Path, fmt: str) -> None:
     """Refuse writing ``fmt`` (a key of :data:`WRITTEN_SUFFIXES`) to a file whose name says another format.
 
@@ -77,21 +82,18 @@ def check_suffix(path: str | Path, fmt: str) -> None:
     # the ending as a reader sees it: trailing blanks and dots dropped (``"s.xlsx "``, ``s.xlsx.``), and a
     # name that is only an ending (``.xlsx``) read as one
     name = path.name.rstrip(" .\t\r\n")
-    suffix = ("." + name.rsplit(".", 1)[1]).lower() if "." in name else ""
+    suffix = _ending(name)
     said = SUFFIX_FORMATS.get(suffix)
     if said is None or suffix in own:
         return
     # the name to use: every known ending dropped (s.xlsx.gz, l.csv.gz for JSON), the format's own kept
     stem = name
-    while "." in stem.strip(".") and ("." + stem.rsplit(".", 1)[1]).lower() in SUFFIX_FORMATS:
-        last = "." + stem.rsplit(".", 1)[1]
-        if last.lower() in own:
-            break
+    while _ending(stem) in SUFFIX_FORMATS and _ending(stem) not in own and "." in stem.strip("."):
         stem = stem.rsplit(".", 1)[0]
-    if stem.startswith(".") and stem.count(".") == 1 and stem.lower() in SUFFIX_FORMATS:  # only an ending
+    if stem.lower() in SUFFIX_FORMATS:  # the name was only an ending (.xlsx)
         better = f"out{own[0]} (a name before the ending)"
     else:
-        better = stem if ("." + stem.rsplit(".", 1)[-1]).lower() in own else stem + own[0]
+        better = stem if _ending(stem) in own else stem + own[0]
     packed = said.endswith(_PACKED)
     raise CAPInputError(f"the output's name says {said}, but {fmt} is written there"
                         + (", uncompressed" if packed else ""),

@@ -358,12 +358,13 @@ def did_you_mean(name: str, allowed: Iterable[str], otherwise: str) -> str:
     return f"did you mean {near!r}?" if near else otherwise
 
 
-def suggest_name(name: str, allowed: Iterable[str]) -> str | None:
-    """The allowed name closest to ``name`` (``difflib.get_close_matches``, case-insensitive), if any."""
+def suggest_name(name: str, allowed: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The allowed name closest to ``name`` (``difflib.get_close_matches``, case-insensitive, likeness at
+    least ``cutoff``), if any."""
     allowed = list(allowed)
     import difflib  # only an error message needs it
 
-    match = difflib.get_close_matches(str(name).lower(), [a.lower() for a in allowed], n=1, cutoff=0.6)
+    match = difflib.get_close_matches(str(name).lower(), [a.lower() for a in allowed], n=1, cutoff=cutoff)
     if not match:
         return None
     for a in allowed:

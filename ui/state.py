@@ -25,6 +25,8 @@ from typing import Any, Sequence
 
 import streamlit as st
 
+from ui.text import plain
+
 __all__ = ["STORE", "FROM_URL", "PAGE_KEYS", "NOTICES", "kept", "kept_upload", "remembered", "remember",
            "url_notice", "forget_url_settings"]
 
@@ -188,8 +190,6 @@ def kept_upload(where: Any, label: str, *, key: str, **kwargs: Any) -> tuple[str
     elif drawn_before:
         store.pop(key, None)
     elif key in store:
-        from ui.text import plain  # a file's name is the user's text: shown as text, never as Markdown
-
         where.caption(f"Using {plain(store[key][0])}, uploaded earlier on this page; upload another file to replace "
                       "it.")
     return store.get(key)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from contextvars import ContextVar
 
 from cap_core.cli.visible import visible
@@ -36,12 +37,11 @@ _ONE_VALUE = (argparse._StoreAction,)
 
 
 def _closest(word: str, candidates) -> str | None:
-    import difflib  # only a bad command line needs it
+    from cap_core.schema import suggest_name  # only a bad command line needs it
 
     # 0.75: a slip of one or two letters scores above 0.85; a different word that shares letters
     # (--questions / --regenerations: 0.62) is not offered
-    near = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
-    return near[0] if near else None
+    return suggest_name(word, candidates, cutoff=0.75)
 
 
 def did_you_mean_option(word: str, candidates, *, quote: bool = False) -> str:
@@ -142,8 +142,6 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {' '.join(visible(message).split())} (see `{self.prog} --help`)\n")
 
     def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse hook
-        import sys
-
         argv = list(sys.argv[1:] if args is None else args)
         token = _ARGV.set(argv)
         try:

@@ -10,17 +10,16 @@ it and the terminal does not act on it.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 
-from cap_core.figure_text import ACTING_RE, acting
+from cap_core.figure_text import ACTING_RE
 
 __all__ = ["visible", "VisibleStream", "visible_output"]
 
 
-def _shown(ch: str) -> str:
-    if not acting(ch):
-        return ch
-    code = ord(ch)
+def _shown(match: re.Match) -> str:
+    code = ord(match[0])
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
@@ -40,7 +39,7 @@ def visible(text: object) -> str:
         paragraph separator and bidirectional control reads ``\\x1b``, ``\\u202e`` and so on; every
         other character, any script, is kept.
     """
-    return "".join(map(_shown, str(text)))
+    return ACTING_RE.sub(_shown, str(text))
 
 
 class VisibleStream:
@@ -58,8 +57,7 @@ class VisibleStream:
     def write(self, text: str) -> int:
         if ACTING_RE.search(text):
             head = "\r" if text.startswith("\r") else ""
-            body = text[len(head):]
-            text = head + "".join(ch if ch == "\n" else _shown(ch) for ch in body)
+            text = head + "\n".join(map(visible, text[len(head):].split("\n")))
         return self.raw.write(text)
 
     def __getattr__(self, name):  # flush, isatty, encoding, fileno ... of the stream it wraps
